@@ -1,0 +1,43 @@
+"""Space-filling designs in the unit cube: random, Sobol and rank-1 lattices."""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.stats import qmc
+
+__all__ = ["INIT_DESIGNS", "initial_design", "sobol", "uniform"]
+
+#: initial-design kinds accepted by ``init=``
+INIT_DESIGNS = ("sobol", "random", "lattice")
+
+
+def uniform(n: int, d: int, seed: int | np.random.Generator = 0) -> np.ndarray:
+    """``(n, d)`` i.i.d. uniform points."""
+    return np.random.default_rng(seed).random((n, d))
+
+
+def sobol(n: int, d: int, seed: int | None = 0, scramble: bool = True) -> np.ndarray:
+    """``(n, d)`` Sobol points (scipy.stats.qmc), scrambled with ``seed`` by default.
+
+    Any ``n`` is allowed; the first ``n`` points of the sequence are returned.
+    """
+    if n == 0:
+        return np.empty((0, d))
+    eng = qmc.Sobol(d, scramble=scramble, seed=seed)
+    m = int(np.ceil(np.log2(max(n, 2))))
+    return eng.random_base2(m)[:n]
+
+
+def initial_design(kind: str, n: int, d: int, seed: int = 0) -> np.ndarray:
+    """``(n, d)`` initial design of the given ``kind`` (one of :data:`INIT_DESIGNS`)."""
+    if kind not in INIT_DESIGNS:
+        raise ValueError(f"init must be one of {INIT_DESIGNS}, got {kind!r}")
+    if n == 0:
+        return np.empty((0, d))
+    if kind == "sobol":
+        return sobol(n, d, seed=seed)
+    if kind == "random":
+        return uniform(n, d, seed)
+    from isoline.designs.lattice import lattice_design
+
+    return lattice_design(n, d, seed=seed)

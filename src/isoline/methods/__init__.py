@@ -1,0 +1,6 @@
+"""Optimization methods, one module per algorithm (see :mod:`isoline.methods.base`)."""
+
+#: modules whose import registers methods; add new method modules here
+METHOD_MODULES: tuple[str, ...] = (
+    "classic",
+)

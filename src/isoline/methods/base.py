@@ -1,0 +1,160 @@
+"""The one interface every optimization method implements.
+
+A method lives in the unit cube ``[0, 1]^d`` and minimizes. It is an ask/tell strategy:
+:meth:`Method.ask` returns the next ``(q, d)`` batch, :meth:`Method.tell` receives
+observations (``NaN`` marks a failed evaluation). The base class serves the initial design,
+keeps every observation, and gives subclasses reproducible randomness: all randomness
+comes from ``self.rng`` (a NumPy generator seeded once), so the whole object can be
+pickled after any ``ask`` and a restored copy continues the exact same trajectory.
+
+Subclasses implement :meth:`propose` (and may override :meth:`observe` to update state).
+Their options are keyword-only ``__init__`` arguments with documented defaults; the
+registry validates option names against that signature.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+from collections.abc import Iterator
+from typing import ClassVar
+
+import numpy as np
+import torch
+
+from isoline.designs import initial_design
+
+__all__ = ["Method"]
+
+
+class Method:
+    """Base class of isoline's methods (unit cube, minimization).
+
+    Args:
+        dim: number of variables ``d``.
+        seed: seed of every random choice the method makes.
+        batch_size: the usual number ``q`` of points per :meth:`ask`.
+        n_init: initial-design size; ``None`` takes the class default
+            :meth:`default_n_init`. It is rounded up to a multiple of ``batch_size``.
+        init: initial-design kind, one of :data:`isoline.designs.INIT_DESIGNS`.
+    """
+
+    name: ClassVar[str] = ""
+    family: ClassVar[str] = ""
+    paper: ClassVar[str] = ""
+    supports_batch: ClassVar[bool] = True
+    #: whether :meth:`propose` needs at least two finite observations (model-based methods)
+    needs_data: ClassVar[bool] = True
+    default_init: ClassVar[str] = "sobol"
+
+    def __init__(
+        self,
+        dim: int,
+        *,
+        seed: int = 0,
+        batch_size: int = 1,
+        n_init: int | None = None,
+        init: str | None = None,
+    ) -> None:
+        self.dim = _check_int(dim, "dim", 1)
+        self.seed = _check_int(seed, "seed", 0)
+        self.batch_size = _check_int(batch_size, "batch_size", 1)
+        if self.batch_size > 1 and not self.supports_batch:
+            raise ValueError(f"method {self.name!r} does not support batch_size > 1")
+        n_init = self.default_n_init(self.dim) if n_init is None else n_init
+        n_init = _check_int(n_init, "n_init", 0)
+        n_init = int(math.ceil(n_init / self.batch_size) * self.batch_size)
+        self.init = self.default_init if init is None else init
+        self.rng = np.random.default_rng(self.seed)
+        self._init_points = initial_design(self.init, n_init, self.dim, seed=self.seed)
+        self.n_init = n_init
+        self.X = np.empty((0, self.dim))
+        self.y = np.empty(0)
+        self.n_asked = 0
+
+    @classmethod
+    def default_n_init(cls, dim: int) -> int:
+        """Initial-design size used when ``n_init`` is not given."""
+        return max(2, min(2 * dim, 20)) if cls.needs_data else 0
+
+    # -- public ask/tell ---------------------------------------------------------------
+    def ask(self, q: int | None = None) -> np.ndarray:
+        """Return the next ``(q, d)`` points in the unit cube."""
+        q = self.batch_size if q is None else _check_int(q, "q", 1)
+        served = self.n_asked
+        if served < len(self._init_points):
+            X = self._init_points[served : served + q]
+            if len(X) < q:
+                X = np.vstack([X, self.rng.random((q - len(X), self.dim))])
+        elif self.needs_data and np.isfinite(self.y).sum() < 2:
+            X = self.rng.random((q, self.dim))
+        else:
+            X = np.asarray(self.propose(q), dtype=float)
+            if X.shape != (q, self.dim):
+                raise RuntimeError(
+                    f"{type(self).__name__}.propose returned shape {X.shape}, "
+                    f"expected {(q, self.dim)}"
+                )
+            if not np.all(np.isfinite(X)):
+                raise RuntimeError(f"{type(self).__name__}.propose returned non-finite points")
+        self.n_asked += q
+        return np.clip(X, 0.0, 1.0)
+
+    def tell(self, X: np.ndarray, y: np.ndarray) -> None:
+        """Record observations: ``X`` ``(n, d)`` unit cube, ``y`` ``(n,)``; NaN = failed."""
+        X = np.atleast_2d(np.asarray(X, dtype=float))
+        y = np.asarray(y, dtype=float).reshape(-1)
+        if X.shape[1] != self.dim or X.shape[0] != y.shape[0]:
+            raise ValueError(f"tell got X {X.shape} and y {y.shape}; expected (n, {self.dim}), (n,)")
+        y = np.where(np.isfinite(y), y, np.nan)
+        self.X = np.vstack([self.X, X])
+        self.y = np.concatenate([self.y, y])
+        self.observe(X, y)
+
+    # -- for subclasses ----------------------------------------------------------------
+    def propose(self, q: int) -> np.ndarray:
+        """Return the next ``(q, d)`` unit-cube points after the initial design."""
+        raise NotImplementedError
+
+    def observe(self, X: np.ndarray, y: np.ndarray) -> None:
+        """Hook called by :meth:`tell` with the new ``(n, d)`` points and ``(n,)`` values."""
+
+    def data(self, impute: bool = True) -> tuple[np.ndarray, np.ndarray]:
+        """Observations so far as ``(X (n, d), y (n,))``.
+
+        With ``impute`` failed evaluations get the worst finite value seen (so models
+        steer away from regions that fail); otherwise they are dropped.
+        """
+        ok = np.isfinite(self.y)
+        if not impute or ok.all() or not ok.any():
+            return self.X[ok], self.y[ok]
+        return self.X, np.where(ok, self.y, self.y[ok].max())
+
+    @property
+    def best(self) -> tuple[np.ndarray, float] | None:
+        """``(x, y)`` of the best finite observation, or ``None``."""
+        ok = np.flatnonzero(np.isfinite(self.y))
+        if ok.size == 0:
+            return None
+        i = ok[np.argmin(self.y[ok])]
+        return self.X[i].copy(), float(self.y[i])
+
+    @contextlib.contextmanager
+    def torch_rng(self) -> Iterator[int]:
+        """Seed torch's global generator from ``self.rng`` for the enclosed block.
+
+        BoTorch draws restart points and MC samples from torch's global generator; this
+        forks it, so the method's trajectory depends only on ``seed`` and its history.
+        """
+        s = int(self.rng.integers(2**31 - 1))
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(s)
+            yield s
+
+
+def _check_int(v: object, name: str, minimum: int) -> int:
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+        raise TypeError(f"{name} must be an integer, got {v!r}")
+    if v < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {v}")
+    return int(v)

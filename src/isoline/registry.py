@@ -1,0 +1,81 @@
+"""Registry of optimization methods, by lower-case dashed name."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+from dataclasses import dataclass
+
+from isoline.methods.base import Method
+
+__all__ = ["MethodInfo", "register", "get_method", "make_method", "methods"]
+
+_REGISTRY: dict[str, type[Method]] = {}
+_COMMON = ("seed", "batch_size", "n_init", "init")
+
+
+@dataclass(frozen=True)
+class MethodInfo:
+    """What :func:`methods` lists about one registered method."""
+
+    name: str
+    family: str
+    paper: str
+    supports_batch: bool
+    options: dict[str, object]
+
+
+def register(cls: type[Method]) -> type[Method]:
+    """Class decorator adding a :class:`Method` subclass under ``cls.name``."""
+    if not cls.name or cls.name != cls.name.lower() or " " in cls.name:
+        raise ValueError(f"method name must be lower-case with dashes, got {cls.name!r}")
+    if cls.name in _REGISTRY and _REGISTRY[cls.name] is not cls:
+        raise ValueError(f"method {cls.name!r} is already registered")
+    _REGISTRY[cls.name] = cls
+    return cls
+
+
+def _load() -> None:
+    from isoline.methods import METHOD_MODULES
+
+    for mod in METHOD_MODULES:
+        importlib.import_module(f"isoline.methods.{mod}")
+
+
+def _options(cls: type[Method]) -> dict[str, object]:
+    sig = inspect.signature(cls.__init__)
+    return {
+        p.name: p.default
+        for p in sig.parameters.values()
+        if p.kind is p.KEYWORD_ONLY and p.name not in _COMMON
+    }
+
+
+def get_method(name: str) -> type[Method]:
+    """The class registered under ``name``; ValueError listing the names otherwise."""
+    _load()
+    if not isinstance(name, str) or name not in _REGISTRY:
+        raise ValueError(f"unknown method {name!r}; choose one of {sorted(_REGISTRY)}")
+    return _REGISTRY[name]
+
+
+def make_method(name: str, dim: int, **kwargs: object) -> Method:
+    """Instantiate method ``name`` in ``dim`` dimensions, checking option names."""
+    cls = get_method(name)
+    allowed = _options(cls)
+    unknown = sorted(set(kwargs) - set(allowed) - set(_COMMON))
+    if unknown:
+        raise TypeError(
+            f"unknown option(s) {unknown} for method {name!r}; "
+            f"its options are {sorted(allowed) or 'none'}"
+        )
+    return cls(dim, **kwargs)
+
+
+def methods() -> list[MethodInfo]:
+    """Every registered method: name, family, paper reference, batch support, options."""
+    _load()
+    return [
+        MethodInfo(c.name, c.family, c.paper, c.supports_batch, _options(c))
+        for _, c in sorted(_REGISTRY.items())
+    ]
