@@ -21,7 +21,7 @@ demo: $(STAMP)
 	$(VENV)/bin/isoline bench src/isoline/configs/demo.yaml --out demo-report --storage demo.db
 
 test: $(STAMP)
-	$(PY) -m pytest -x -p no:cacheprovider --timeout=600
+	$(PY) -m pytest -n 2 -p no:cacheprovider --timeout=900
 
 clean:
 	rm -rf $(VENV) demo-report demo.db

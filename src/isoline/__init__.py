@@ -1,7 +1,26 @@
-"""isoline: sample-efficient minimization of expensive black-box functions."""
+"""isoline: sample-efficient minimization of expensive black-box functions.
 
+>>> import isoline as iso
+>>> res = iso.minimize(lambda x: float((x ** 2).sum()), iso.Box([-1, -1], [1, 1]),
+...                    method="gp-ei", budget=20, seed=0)
+"""
+
+from isoline import designs, problems
+from isoline.optimizer import Optimizer, Result, minimize
+from isoline.registry import MethodInfo, methods
 from isoline.space import Box
-from isoline.registry import methods
+from isoline.store import Store, StoreError
 
-__all__ = ["Box", "methods"]
+__all__ = [
+    "Box",
+    "MethodInfo",
+    "Optimizer",
+    "Result",
+    "Store",
+    "StoreError",
+    "designs",
+    "methods",
+    "minimize",
+    "problems",
+]
 __version__ = "0.1.0"

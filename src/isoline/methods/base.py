@@ -45,6 +45,8 @@ class Method:
     supports_batch: ClassVar[bool] = True
     #: whether :meth:`propose` needs at least two finite observations (model-based methods)
     needs_data: ClassVar[bool] = True
+    #: whether the method adapts to observed values (pure designs such as Sobol do not)
+    adaptive: ClassVar[bool] = True
     default_init: ClassVar[str] = "sobol"
 
     def __init__(

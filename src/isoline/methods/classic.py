@@ -1,0 +1,136 @@
+"""Model-free baselines: uniform random search, scrambled Sobol and CMA-ES."""
+
+from __future__ import annotations
+
+import cma
+import numpy as np
+
+from isoline.designs import sobol
+from isoline.methods.base import Method
+from isoline.registry import register
+
+__all__ = ["RandomSearch", "SobolSearch", "CMAES"]
+
+
+@register
+class RandomSearch(Method):
+    """Independent uniform points; the reference every method must beat."""
+
+    name = "random"
+    family = "model-free"
+    paper = "Bergstra & Bengio, JMLR 2012 (random search)"
+    needs_data = False
+    adaptive = False
+    default_init = "random"
+
+    def propose(self, q: int) -> np.ndarray:
+        return self.rng.random((q, self.dim))
+
+
+@register
+class SobolSearch(Method):
+    """Points of one scrambled Sobol sequence (scipy.stats.qmc), seeded by ``seed``."""
+
+    name = "sobol"
+    family = "model-free"
+    paper = "Sobol', USSR Comput. Math. 1967; Owen scrambling"
+    needs_data = False
+    adaptive = False
+
+    def propose(self, q: int) -> np.ndarray:
+        start = self.n_asked - self.n_init
+        return sobol(start + q, self.dim, seed=self.seed)[start:]
+
+
+class _Randn:
+    """Picklable normal sampler handed to pycma so that it never touches np.random."""
+
+    def __init__(self, rng: np.random.Generator) -> None:
+        self.rng = rng
+
+    def __call__(self, *shape: int) -> np.ndarray:
+        return self.rng.standard_normal(shape)
+
+
+@register
+class CMAES(Method):
+    """CMA-ES (Hansen & Ostermeier 2001) through pycma's ask/tell interface.
+
+    The search runs in the unit cube with pycma's ``BoundTransform``. ``ask(q)`` hands out
+    the current generation's candidates; when they run out before results arrive, more are
+    sampled from the same distribution. A generation is told to pycma once ``popsize`` of
+    its candidates have values; failed evaluations get the generation's worst finite value
+    plus one spread, so CMA-ES moves away from them.
+
+    Options:
+        sigma0: initial step size in unit-cube coordinates.
+        popsize: population size; default pycma's ``4 + 3 ln d``, raised to ``batch_size``.
+        x0: ``(d,)`` start in the unit cube; default the centre.
+    """
+
+    name = "cma-es"
+    family = "evolution strategy"
+    paper = "Hansen & Ostermeier, Evol. Comput. 2001"
+    needs_data = False
+
+    def __init__(
+        self,
+        dim: int,
+        *,
+        sigma0: float = 0.25,
+        popsize: int | None = None,
+        x0: list[float] | None = None,
+        **common: object,
+    ) -> None:
+        super().__init__(dim, **common)
+        if not (isinstance(sigma0, (int, float)) and 0 < sigma0 <= 1):
+            raise ValueError(f"sigma0 must be in (0, 1], got {sigma0!r}")
+        if popsize is None:
+            popsize = 4 + int(3 * np.log(dim))
+        if isinstance(popsize, bool) or not isinstance(popsize, (int, np.integer)) or popsize < 2:
+            raise ValueError(f"popsize must be an integer >= 2, got {popsize!r}")
+        popsize = max(int(popsize), self.batch_size)
+        start = np.full(dim, 0.5) if x0 is None else np.asarray(x0, dtype=float)
+        if start.shape != (dim,) or np.any((start < 0) | (start > 1)):
+            raise ValueError(f"x0 must be {dim} numbers in [0, 1], got {x0!r}")
+        self.es = cma.CMAEvolutionStrategy(
+            start,
+            sigma0,
+            {
+                "bounds": [0.0, 1.0],
+                "popsize": popsize,
+                "randn": _Randn(self.rng),
+                "seed": self.seed + 1,
+                "verbose": -9,
+                "verb_log": 0,
+                "verb_disp": 0,
+            },
+        )
+        self._queue: list[np.ndarray] = []
+        self._pending: dict[bytes, np.ndarray] = {}
+        self._told: list[tuple[np.ndarray, float]] = []
+
+    def propose(self, q: int) -> np.ndarray:
+        while len(self._queue) < q:
+            n = self.es.popsize if not self._pending else max(q - len(self._queue), 1)
+            self._queue.extend(np.asarray(s, dtype=float) for s in self.es.ask(n))
+        out, self._queue = self._queue[:q], self._queue[q:]
+        for x in out:
+            self._pending[x.tobytes()] = x
+        return np.array(out)
+
+    def observe(self, X: np.ndarray, y: np.ndarray) -> None:
+        for x, v in zip(X, y):
+            if self._pending.pop(x.tobytes(), None) is not None:
+                self._told.append((x, v))
+        if len(self._told) < self.es.popsize:
+            return
+        xs = [x for x, _ in self._told]
+        vals = np.array([v for _, v in self._told])
+        ok = np.isfinite(vals)
+        if not ok.all():
+            worst = vals[ok].max() if ok.any() else 0.0
+            spread = np.ptp(vals[ok]) if ok.sum() > 1 else 1.0
+            vals = np.where(ok, vals, worst + max(spread, 1.0))
+        self.es.tell(xs, vals.tolist())
+        self._told, self._queue, self._pending = [], [], {}
