@@ -100,3 +100,15 @@ def make_executor(executor: Any, workers: int) -> tuple[Any, bool]:
             f"got {type(executor).__name__}"
         )
     return executor, False
+
+
+def dask_client(address: str, timeout: float = 10.0) -> Any:
+    """Connect to the Dask scheduler at ``address``, with a clear error if it is unreachable."""
+    try:
+        from dask.distributed import Client
+    except ImportError as e:  # pragma: no cover - dask is a dependency
+        raise ImportError('Dask is needed for a cluster: pip install "dask[distributed]"') from e
+    try:
+        return Client(address, timeout=timeout)
+    except (OSError, TimeoutError) as e:
+        raise ConnectionError(f"cannot reach the Dask scheduler at {address!r}: {e}") from None

@@ -1,0 +1,1 @@
+"""Benchmark runner: methods x problems x seeds, stored in SQLite, with a report."""

@@ -1,0 +1,177 @@
+"""Benchmark configuration files (YAML or TOML): methods x problems x seeds x budget.
+
+Example (YAML)::
+
+    name: demo                 # prefix of every study in the store
+    budget: 30                 # evaluations per run
+    seeds: 3                   # or a list, e.g. [0, 1, 2]
+    batch_size: 1
+    methods:
+      - random
+      - {name: gp-ei, label: GP-EI, options: {kernel: rbf}}
+    problems:
+      - {name: ackley, dim: 2}
+      - {name: levy, dim: 6, noise_std: 0.1, budget: 60}   # per-problem budget
+    report: {against: gp-ei}   # optional: t-tests of every method against this label
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+__all__ = ["BenchConfig", "MethodSpec", "ProblemSpec", "RunSpec", "load_config"]
+
+
+@dataclass(frozen=True)
+class MethodSpec:
+    name: str
+    label: str
+    options: dict[str, Any] = field(default_factory=dict)
+    batch_size: int | None = None
+
+
+@dataclass(frozen=True)
+class ProblemSpec:
+    name: str
+    label: str
+    kwargs: dict[str, Any] = field(default_factory=dict)
+    budget: int | None = None
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """One (method, problem, seed) run; its study name is ``config/problem/method/seed``."""
+
+    config: str
+    method: MethodSpec
+    problem: ProblemSpec
+    seed: int
+    budget: int
+    batch_size: int
+
+    @property
+    def study(self) -> str:
+        return f"{self.config}/{self.problem.label}/{self.method.label}/seed{self.seed}"
+
+
+@dataclass(frozen=True)
+class BenchConfig:
+    name: str
+    budget: int
+    seeds: list[int]
+    batch_size: int
+    methods: list[MethodSpec]
+    problems: list[ProblemSpec]
+    report: dict[str, Any] = field(default_factory=dict)
+
+    def runs(self) -> list[RunSpec]:
+        """Every run, problems outermost so that early results cover all methods."""
+        return [
+            RunSpec(self.name, m, p, s, p.budget or self.budget, m.batch_size or self.batch_size)
+            for p in self.problems
+            for s in self.seeds
+            for m in self.methods
+        ]
+
+
+_TOP = {"name", "budget", "seeds", "batch_size", "methods", "problems", "report"}
+
+
+def load_config(path: str | Path) -> BenchConfig:
+    """Read and validate a YAML (``.yaml``/``.yml``) or TOML (``.toml``) config file."""
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"config file {path} does not exist")
+    text = path.read_text()
+    if path.suffix == ".toml":
+        raw = tomllib.loads(text)
+    elif path.suffix in (".yaml", ".yml"):
+        raw = yaml.safe_load(text)
+    else:
+        raise ValueError(f"config must be .yaml, .yml or .toml, got {path.name}")
+    return parse_config(raw, default_name=path.stem)
+
+
+def parse_config(raw: Any, default_name: str = "bench") -> BenchConfig:
+    """Validate a config mapping; errors name the offending key."""
+    if not isinstance(raw, dict):
+        raise ValueError("config must be a mapping with keys " + ", ".join(sorted(_TOP)))
+    unknown = set(raw) - _TOP
+    if unknown:
+        raise ValueError(f"unknown config key(s) {sorted(unknown)}; allowed: {sorted(_TOP)}")
+    for key in ("methods", "problems", "budget"):
+        if key not in raw:
+            raise ValueError(f"config is missing {key!r}")
+    budget = _positive_int(raw["budget"], "budget")
+    seeds = raw.get("seeds", 1)
+    if isinstance(seeds, int) and not isinstance(seeds, bool):
+        seeds = list(range(_positive_int(seeds, "seeds")))
+    if not isinstance(seeds, list) or not all(isinstance(s, int) and s >= 0 for s in seeds):
+        raise ValueError(f"seeds must be a count or a list of non-negative integers, got {seeds!r}")
+    methods = [_method(m) for m in _nonempty_list(raw["methods"], "methods")]
+    problems = [_problem(p) for p in _nonempty_list(raw["problems"], "problems")]
+    for what, labels in (("method", [m.label for m in methods]), ("problem", [p.label for p in problems])):
+        if len(set(labels)) != len(labels):
+            raise ValueError(f"{what} labels must be unique, got {labels}")
+    name = str(raw.get("name", default_name))
+    if "/" in name:
+        raise ValueError(f"name must not contain '/', got {name!r}")
+    return BenchConfig(
+        name=name,
+        budget=budget,
+        seeds=seeds,
+        batch_size=_positive_int(raw.get("batch_size", 1), "batch_size"),
+        methods=methods,
+        problems=problems,
+        report=dict(raw.get("report") or {}),
+    )
+
+
+def _method(m: Any) -> MethodSpec:
+    from isoline.registry import get_method
+
+    if isinstance(m, str):
+        m = {"name": m}
+    if not isinstance(m, dict) or "name" not in m:
+        raise ValueError(f"each method must be a name or a mapping with 'name', got {m!r}")
+    extra = set(m) - {"name", "label", "options", "batch_size"}
+    if extra:
+        raise ValueError(f"unknown method key(s) {sorted(extra)} in {m!r}")
+    get_method(m["name"])
+    bs = m.get("batch_size")
+    return MethodSpec(
+        m["name"], str(m.get("label", m["name"])), dict(m.get("options") or {}),
+        None if bs is None else _positive_int(bs, "batch_size"),
+    )  # fmt: skip
+
+
+def _problem(p: Any) -> ProblemSpec:
+    if isinstance(p, str):
+        p = {"name": p}
+    if not isinstance(p, dict) or "name" not in p:
+        raise ValueError(f"each problem must be a name or a mapping with 'name', got {p!r}")
+    kwargs = {k: v for k, v in p.items() if k not in ("name", "label", "budget")}
+    label = p.get("label") or "-".join(
+        [p["name"]] + [f"{k}{v}" if k == "dim" else f"{k}={v}" for k, v in kwargs.items()]
+    ).replace("dim", "d")
+    budget = p.get("budget")
+    return ProblemSpec(
+        p["name"], str(label), kwargs, None if budget is None else _positive_int(budget, "budget")
+    )
+
+
+def _positive_int(v: Any, name: str) -> int:
+    if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+        raise ValueError(f"{name} must be an integer >= 1, got {v!r}")
+    return v
+
+
+def _nonempty_list(v: Any, name: str) -> list[Any]:
+    if not isinstance(v, list) or not v:
+        raise ValueError(f"{name} must be a non-empty list")
+    return v

@@ -1,0 +1,200 @@
+"""Benchmark report: convergence plots, final-value and wall-time tables in Markdown."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from isoline.bench.config import BenchConfig, RunSpec
+from isoline.bench.plots import plot_convergence
+from isoline.store import Store, Trial
+
+__all__ = ["RunData", "collect", "write_report"]
+
+
+@dataclass
+class RunData:
+    """One finished or partial run as the report sees it."""
+
+    spec: RunSpec
+    values: np.ndarray  # (n,) noise-free where known, NaN for failed evaluations
+    wall_time: float
+    n_failed: int
+    optimum: float | None
+
+    def best_so_far(self) -> np.ndarray:
+        v = np.where(np.isfinite(self.values), self.values, np.inf)
+        run = np.minimum.accumulate(v) if len(v) else v
+        return np.where(np.isfinite(run), run, np.nan)
+
+    def curve(self) -> np.ndarray:
+        """Best value so far, or simple regret when the optimum is known."""
+        b = self.best_so_far()
+        return b if self.optimum is None else np.maximum(b - self.optimum, 0.0)
+
+
+def _value(t: Trial) -> float:
+    if t.status != "ok":
+        return np.nan
+    if t.info and "noise_free" in t.info:
+        return float(t.info["noise_free"])
+    return float(t.y)
+
+
+def _optimum(spec: RunSpec, cache: dict[tuple[str, int], float | None]) -> float | None:
+    key = (spec.problem.label, spec.seed)
+    if key not in cache:
+        from isoline.bench.runner import make_problem
+
+        try:
+            cache[key] = getattr(make_problem(spec), "optimum", None)
+        except Exception:  # noqa: BLE001 - the report still shows raw values
+            cache[key] = None
+    return cache[key]
+
+
+def collect(cfg: BenchConfig, storage: str) -> list[RunData]:
+    """Every run of ``cfg`` present in ``storage`` (missing runs are left out)."""
+    out: list[RunData] = []
+    cache: dict[tuple[str, int], float | None] = {}
+    with Store(storage) as store:
+        for spec in cfg.runs():
+            rec = store.get_study(spec.study)
+            if rec is None:
+                continue
+            trials = [t for t in store.trials(rec) if t.status != "pending"]
+            if not trials:
+                continue
+            starts = [t.started for t in trials if t.started]
+            ends = [t.finished for t in trials if t.finished]
+            wall = (max(ends) - min(rec.created, *starts)) if ends else 0.0
+            out.append(
+                RunData(
+                    spec,
+                    np.array([_value(t) for t in trials]),
+                    wall,
+                    sum(t.status == "failed" for t in trials),
+                    _optimum(spec, cache),
+                )
+            )
+    return out
+
+
+def _fmt(v: float) -> str:
+    return "nan" if not np.isfinite(v) else f"{v:.4g}"
+
+
+def final_table(runs: list[RunData]) -> list[dict[str, Any]]:
+    """Per method: runs, evaluations, final mean/SEM/median, wall time, failures."""
+    rows = []
+    for label in dict.fromkeys(r.spec.method.label for r in runs):
+        rs = [r for r in runs if r.spec.method.label == label]
+        finals = np.array([r.curve()[-1] for r in rs])
+        finals = finals[np.isfinite(finals)]
+        rows.append(
+            {
+                "method": label,
+                "runs": len(rs),
+                "evals": int(np.mean([len(r.values) for r in rs])),
+                "mean": float(np.mean(finals)) if finals.size else np.nan,
+                "sem": float(np.std(finals, ddof=1) / np.sqrt(finals.size)) if finals.size > 1 else 0.0,
+                "median": float(np.median(finals)) if finals.size else np.nan,
+                "wall": float(np.mean([r.wall_time for r in rs])),
+                "failed": int(sum(r.n_failed for r in rs)),
+                "finals": finals,
+            }
+        )
+    return rows
+
+
+def write_report(
+    cfg: BenchConfig, storage: str, out_dir: str | Path, command: str | None = None
+) -> Path:
+    """Write ``report.md`` and one PNG per problem into ``out_dir``; return the report path."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    runs = collect(cfg, storage)
+    lines = [
+        f"# Benchmark report: {cfg.name}",
+        "",
+        f"Generated {time.strftime('%Y-%m-%d %H:%M:%S')} from `{storage}`"
+        + (f" by `{command}`" if command else "")
+        + f"; commit `{_git_commit()}`.",
+        f"Budget {cfg.budget} evaluations, seeds {cfg.seeds}, batch size {cfg.batch_size}.",
+        "Values are noise-free where the problem is noisy; with a known optimum the",
+        "tables and plots show simple regret (best value so far minus the optimum).",
+        "Bands and +- are one standard error of the mean over seeds.",
+        "",
+    ]
+    for prob in cfg.problems:
+        pruns = [r for r in runs if r.spec.problem.label == prob.label]
+        if not pruns:
+            lines += [f"## {prob.label}", "", "No runs stored yet.", ""]
+            continue
+        regret = all(r.optimum is not None for r in pruns)
+        what = "simple regret" if regret else "best value"
+        curves: dict[str, list[np.ndarray]] = {}
+        for r in pruns:
+            curves.setdefault(r.spec.method.label, []).append(r.curve())
+        fig, ax = plt.subplots(figsize=(6.4, 4.2))
+        positive = regret and all(np.nanmin(c) > 0 for cs in curves.values() for c in cs)
+        plot_convergence(curves, ax=ax, title=prob.label, ylabel=what, log=positive)
+        png = f"{_safe(prob.label)}.png"
+        fig.tight_layout()
+        fig.savefig(out / png, dpi=110)
+        plt.close(fig)
+        rows = final_table(pruns)
+        best = min((r["mean"] for r in rows if np.isfinite(r["mean"])), default=np.nan)
+        lines += [f"## {prob.label}", "", f"![{prob.label}]({png})", ""]
+        lines += [
+            f"| method | runs | evals | final {what} (mean +- SEM) | median | wall time / run (s) | failed evals |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        for r in rows:
+            mean = _fmt(r["mean"])
+            if r["mean"] == best:
+                mean = f"**{mean}**"
+            lines.append(
+                f"| {r['method']} | {r['runs']} | {r['evals']} | {mean} +- {_fmt(r['sem'])} | "
+                f"{_fmt(r['median'])} | {r['wall']:.2f} | {r['failed']} |"
+            )
+        lines.append("")
+        against = cfg.report.get("against")
+        if against and any(r["method"] == against for r in rows):
+            lines += _stats_section(rows, against)
+    path = out / "report.md"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def _stats_section(rows: list[dict[str, Any]], against: str) -> list[str]:
+    try:
+        from isoline.bench.stats import compare_to_reference, stats_markdown
+    except ImportError:
+        return []
+    samples = {r["method"]: r["finals"] for r in rows}
+    return ["", stats_markdown(compare_to_reference(samples, against)), ""]
+
+
+def _safe(label: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in label)
+
+
+def _git_commit() -> str:
+    import subprocess
+
+    try:
+        return subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, timeout=5
+        ).stdout.strip() or "unknown"
+    except Exception:  # noqa: BLE001
+        return "unknown"

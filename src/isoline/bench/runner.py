@@ -1,0 +1,154 @@
+"""Run a benchmark config: every (method, problem, seed) is one resumable study.
+
+Runs go to worker processes (or a Dask cluster); each writes its evaluations into the
+shared SQLite store as they arrive, so an interrupted benchmark picks up where it stopped:
+finished runs are skipped and partial ones resume.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import multiprocessing as mp
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from isoline.bench.config import BenchConfig, RunSpec
+from isoline.store import Store
+
+__all__ = ["RunSummary", "ProblemObjective", "run_one", "run_bench"]
+
+
+class ProblemObjective:
+    """Objective for a benchmark problem: returns ``(y, info)`` with the noise-free value."""
+
+    def __init__(self, problem: Any) -> None:
+        self.problem = problem
+
+    def __call__(self, x: np.ndarray) -> tuple[float, dict[str, Any]]:
+        out = self.problem(x)
+        y, info = out if isinstance(out, tuple) else (out, {})
+        info = dict(info)
+        if getattr(self.problem, "noise_std", 0.0) and "noise_free" not in info:
+            info["noise_free"] = float(self.problem.noise_free(x))
+        return y, info
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    study: str
+    n_evals: int
+    best: float
+    seconds: float
+    skipped: bool
+
+
+def make_problem(spec: RunSpec) -> Any:
+    from isoline import problems
+
+    return problems.get(spec.problem.name, seed=spec.seed, **spec.problem.kwargs)
+
+
+def run_one(spec: RunSpec, storage: str) -> RunSummary:
+    """Run (or resume, or skip if finished) one study of a benchmark."""
+    from isoline.optimizer import minimize
+
+    t0 = time.time()
+    with Store(storage) as store:
+        rec = store.get_study(spec.study)
+        if rec is not None and rec.finished and rec.budget is not None and rec.budget >= spec.budget:
+            n = len(store.trials(rec))
+            return RunSummary(spec.study, n, float("nan"), 0.0, True)
+    problem = make_problem(spec)
+    res = minimize(
+        ProblemObjective(problem),
+        problem.space,
+        method=spec.method.name,
+        budget=spec.budget,
+        seed=spec.seed,
+        batch_size=spec.batch_size,
+        storage=storage,
+        study=spec.study,
+        **spec.method.options,
+    )
+    return RunSummary(spec.study, res.n_evals, res.fun, time.time() - t0, False)
+
+
+def _init_worker() -> None:
+    import torch
+
+    torch.set_num_threads(1)
+
+
+def run_bench(
+    cfg: BenchConfig,
+    storage: str,
+    workers: int = 2,
+    dask_address: str | None = None,
+    progress: bool = True,
+) -> list[RunSummary]:
+    """Run every run of ``cfg`` into ``storage`` and return their summaries.
+
+    Args:
+        workers: worker processes (ignored with ``dask_address``); 1 runs in this process.
+        dask_address: a Dask scheduler address (``tcp://host:8786``); runs are submitted
+            to the cluster, whose workers must see ``storage`` (a shared file system).
+    """
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers must be an integer >= 1, got {workers!r}")
+    Store(storage).close()  # validate / create the file before any worker touches it
+    runs = cfg.runs()
+    out: list[RunSummary] = []
+    bar = _bar(progress, len(runs), cfg.name)
+    client = None
+    try:
+        if dask_address is not None:
+            from isoline.parallel import dask_client
+
+            client = dask_client(dask_address)
+            executor: Any = client.get_executor()
+        elif workers == 1:
+            executor = None
+        else:
+            executor = cf.ProcessPoolExecutor(
+                workers, mp_context=mp.get_context("spawn"), initializer=_init_worker
+            )
+        if executor is None:
+            for spec in runs:
+                out.append(run_one(spec, storage))
+                _advance(bar, out[-1])
+        else:
+            futs = [executor.submit(run_one, spec, storage) for spec in runs]
+            for fut in cf.as_completed(futs):
+                out.append(fut.result())
+                _advance(bar, out[-1])
+            if client is None:
+                executor.shutdown()
+    finally:
+        if bar is not None:
+            bar.stop()
+        if client is not None:
+            client.close()
+    return sorted(out, key=lambda s: s.study)
+
+
+def _bar(enabled: bool, total: int, name: str) -> Any:
+    if not enabled:
+        return None
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    bar = Progress(
+        "[bold]{task.description}", BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        "{task.fields[last]}",
+    )  # fmt: skip
+    bar.add_task(f"{name}: runs", total=total, last="")
+    bar.start()
+    return bar
+
+
+def _advance(bar: Any, s: RunSummary) -> None:
+    if bar is not None:
+        note = "skipped (done)" if s.skipped else f"best {s.best:.4g} in {s.seconds:.1f}s"
+        bar.update(bar.task_ids[0], advance=1, last=f"{s.study}: {note}")

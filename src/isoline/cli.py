@@ -1,0 +1,230 @@
+"""The ``isoline`` command line: run, bench, report, methods, problems, lattice."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+EPILOG = """examples:
+  isoline methods                                   list the optimization methods
+  isoline problems                                  list the benchmark problems
+  isoline run --problem ackley --dim 5 --method gp-ei --budget 40
+  isoline run --problem levy --dim 6 --method cma-es --budget 200 --study my-run
+                                                    (run it again to resume after Ctrl-C)
+  isoline bench src/isoline/configs/demo.yaml --out report/
+  isoline report src/isoline/configs/demo.yaml --out report/
+  isoline lattice --n 1000 --d 10 --method alg7 --out points.csv
+"""
+
+
+def _parse_value(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
+def _options(pairs: Sequence[str]) -> dict[str, Any]:
+    out = {}
+    for p in pairs:
+        if "=" not in p:
+            raise SystemExit(f"--option expects KEY=VALUE, got {p!r}")
+        k, v = p.split("=", 1)
+        out[k.strip()] = _parse_value(v)
+    return out
+
+
+def cmd_methods(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    import isoline as iso
+
+    table = Table(title="isoline methods (choose with --method NAME)")
+    for col in ("name", "family", "batch", "options (defaults)", "paper"):
+        table.add_column(col)
+    for m in iso.methods():
+        opts = ", ".join(f"{k}={v!r}" for k, v in m.options.items()) or "-"
+        table.add_row(m.name, m.family, "yes" if m.supports_batch else "no", opts, m.paper)
+    Console().print(table)
+    return 0
+
+
+def cmd_problems(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    from isoline import problems
+
+    table = Table(title="isoline problems (choose with --problem NAME --dim D)")
+    for col in ("name", "dimensions", "description"):
+        table.add_column(col)
+    for entry in problems.available():
+        name, desc, dims = entry[0], entry[1], entry[2]
+        table.add_row(str(name), str(dims), str(desc))
+    Console().print(table)
+    return 0
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    import isoline as iso
+    from isoline.bench.runner import ProblemObjective
+
+    kwargs: dict[str, Any] = {"seed": args.seed}
+    if args.dim is not None:
+        kwargs["dim"] = args.dim
+    if args.noise_std:
+        kwargs["noise_std"] = args.noise_std
+    problem = iso.problems.get(args.problem, **kwargs)
+    study = args.study or f"{args.problem}-{problem.dim}d/{args.method}/seed{args.seed}"
+    res = iso.minimize(
+        ProblemObjective(problem),
+        problem.space,
+        method=args.method,
+        budget=args.budget,
+        seed=args.seed,
+        batch_size=args.batch_size,
+        executor=args.executor,
+        storage=args.storage,
+        study=study,
+        progress=not args.quiet,
+        **_options(args.option),
+    )
+    print(f"study {res.study!r} in {res.storage}: {res.n_evals} evaluations, {res.n_failed} failed")
+    print(f"best value {res.fun:.6g} at x = {np.array2string(res.x, precision=5) if res.x is not None else None}")
+    opt = getattr(problem, "optimum", None)
+    if opt is not None:
+        print(f"known optimum {opt:.6g}; simple regret {res.fun - opt:.4g}")
+    if args.plot:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        ax = res.plot()
+        ax.figure.savefig(args.plot, dpi=110)
+        print(f"convergence plot written to {args.plot}")
+    return 0
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from isoline.bench.config import load_config
+    from isoline.bench.report import write_report
+    from isoline.bench.runner import run_bench
+
+    cfg = load_config(args.config)
+    runs = cfg.runs()
+    print(f"{cfg.name}: {len(cfg.methods)} methods x {len(cfg.problems)} problems x "
+          f"{len(cfg.seeds)} seeds = {len(runs)} runs into {args.storage}")  # fmt: skip
+    run_bench(cfg, args.storage, workers=args.workers, dask_address=args.dask,
+              progress=not args.quiet)  # fmt: skip
+    path = write_report(cfg, args.storage, args.out, command=" ".join(["isoline", *sys.argv[1:]]))
+    print(f"report written to {path} (plots beside it)")
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from isoline.bench.config import load_config
+    from isoline.bench.report import write_report
+
+    cfg = load_config(args.config)
+    path = write_report(cfg, args.storage, args.out, command=" ".join(["isoline", *sys.argv[1:]]))
+    print(f"report written to {path}")
+    return 0
+
+
+def cmd_lattice(args: argparse.Namespace) -> int:
+    from isoline.designs.lattice import rank1_lattice
+
+    lat = rank1_lattice(args.n, args.d, method=args.method, seed=args.seed)
+    print(f"generator: {' '.join(str(int(g)) for g in lat.generator)}")
+    print(f"min distance (toroidal): {lat.min_distance:.6f}")
+    if args.out:
+        out = Path(args.out)
+        if out.suffix == ".npy":
+            np.save(out, lat.points)
+        elif out.suffix == ".csv":
+            np.savetxt(out, lat.points, delimiter=",", fmt="%.17g")
+        else:
+            raise SystemExit(f"--out must end in .csv or .npy, got {out.name}")
+        print(f"{lat.points.shape[0]} points written to {out}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="isoline",
+        description="Minimize expensive black-box functions in few evaluations, and "
+        "benchmark optimizers. isoline minimizes; runs are stored in SQLite and resume.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    s = sub.add_parser("methods", help="list optimization methods and their options")
+    s.set_defaults(func=cmd_methods)
+    s = sub.add_parser("problems", help="list benchmark problems")
+    s.set_defaults(func=cmd_problems)
+
+    s = sub.add_parser("run", help="minimize one benchmark problem with one method")
+    s.add_argument("--problem", required=True, help="problem name (see `isoline problems`)")
+    s.add_argument("--dim", type=int, help="problem dimension (if the problem has a choice)")
+    s.add_argument("--noise-std", type=float, default=0.0, help="Gaussian observation noise")
+    s.add_argument("--method", default="gp-ei", help="method name (see `isoline methods`)")
+    s.add_argument("--budget", type=int, default=50, help="number of evaluations")
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--batch-size", type=int, default=1)
+    s.add_argument("--executor", choices=["process", "thread"], default=None,
+                   help="evaluate each batch in parallel in a process or thread pool")  # fmt: skip
+    s.add_argument("--storage", default="isoline.db", help="SQLite file (default isoline.db)")
+    s.add_argument("--study", help="run name in the store; an existing name resumes it")
+    s.add_argument("--option", "-o", action="append", default=[], metavar="KEY=VALUE",
+                   help="method option, value parsed as JSON (repeatable), e.g. -o beta=2")  # fmt: skip
+    s.add_argument("--plot", help="write a convergence plot PNG here")
+    s.add_argument("--quiet", action="store_true", help="no progress bar")
+    s.set_defaults(func=cmd_run)
+
+    s = sub.add_parser("bench", help="run a benchmark config (methods x problems x seeds) and report")
+    s.add_argument("config", help="YAML or TOML config file")
+    s.add_argument("--storage", default="isoline.db", help="SQLite file (default isoline.db)")
+    s.add_argument("--out", default="report", help="report folder (default ./report)")
+    s.add_argument("--workers", type=int, default=2, help="parallel worker processes")
+    s.add_argument("--dask", metavar="ADDRESS", help="Dask scheduler address instead of processes")
+    s.add_argument("--quiet", action="store_true", help="no progress bar")
+    s.set_defaults(func=cmd_bench)
+
+    s = sub.add_parser("report", help="write the report of a benchmark config from the store")
+    s.add_argument("config", help="YAML or TOML config file")
+    s.add_argument("--storage", default="isoline.db")
+    s.add_argument("--out", default="report")
+    s.set_defaults(func=cmd_report)
+
+    s = sub.add_parser("lattice", help="build a rank-1 lattice of maximal separation")
+    s.add_argument("--n", type=int, required=True, help="number of points")
+    s.add_argument("--d", type=int, required=True, help="dimension")
+    s.add_argument("--method", default="best", help="korobov, alg6, scs, alg7 or best")
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--out", help="write the points to this .csv or .npy file")
+    s.set_defaults(func=cmd_lattice)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args))
+    except (ValueError, TypeError, FileNotFoundError, ConnectionError) as e:
+        print(f"isoline {args.command}: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted; every finished evaluation is stored; run the same command to resume",
+              file=sys.stderr)  # fmt: skip
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
