@@ -1,0 +1,98 @@
+import sqlite3
+
+import numpy as np
+import pytest
+
+import isoline as iso
+from isoline.store import Store, StoreError
+
+
+def sphere(x):
+    return float(np.sum(x**2))
+
+
+def test_every_evaluation_is_committed_as_it_arrives(tmp_path) -> None:
+    db = tmp_path / "r.db"
+    seen = []
+
+    def f(x):
+        # another connection sees all earlier evaluations while this one runs
+        with sqlite3.connect(db) as conn:
+            seen.append(conn.execute("SELECT COUNT(*) FROM trials WHERE status='ok'").fetchone()[0])
+        return sphere(x)
+
+    iso.minimize(f, iso.Box([-1, -1], [1, 1]), "random", budget=5, storage=str(db), study="s")
+    assert seen == [0, 1, 2, 3, 4]
+    with Store(db) as store:
+        rec = store.get_study("s")
+        trials = store.trials(rec)
+        assert rec.finished and rec.method == "random" and rec.seed == 0
+        assert [t.status for t in trials] == ["ok"] * 5
+        assert all(t.started <= t.finished for t in trials)
+        np.testing.assert_allclose([t.y for t in trials], [sphere(t.x) for t in trials])
+
+
+def test_failed_evaluations_store_error_text(tmp_path) -> None:
+    def f(x):
+        raise ValueError("bad region")
+
+    db = str(tmp_path / "r.db")
+    res = iso.minimize(f, iso.Box([0], [1]), "random", budget=3, storage=db, study="s")
+    assert res.n_failed == 3
+    with Store(db) as store:
+        t = store.trials(store.get_study("s"))[0]
+        assert t.status == "failed" and "bad region" in t.error and t.y is None
+
+
+def test_raise_on_error_keeps_history(tmp_path) -> None:
+    n = {"calls": 0}
+
+    def f(x):
+        n["calls"] += 1
+        if n["calls"] == 3:
+            raise ValueError("third call fails")
+        return sphere(x)
+
+    db = str(tmp_path / "r.db")
+    with pytest.raises(RuntimeError, match="third call fails"):
+        iso.minimize(f, iso.Box([0], [1]), "random", budget=5, storage=db, study="s", raise_on_error=True)
+    with Store(db) as store:
+        statuses = [t.status for t in store.trials(store.get_study("s"))]
+    assert statuses == ["ok", "ok", "failed"]
+
+
+def test_foreign_files_are_refused_not_overwritten(tmp_path) -> None:
+    text = tmp_path / "notes.db"
+    text.write_text("hello, I am not a database")
+    with pytest.raises(StoreError, match="not a SQLite database"):
+        Store(text)
+    assert text.read_text() == "hello, I am not a database"
+
+    foreign = tmp_path / "foreign.db"
+    with sqlite3.connect(foreign) as conn:
+        conn.execute("CREATE TABLE customers (id INTEGER)")
+    with pytest.raises(StoreError, match="did not create"):
+        Store(foreign)
+    with sqlite3.connect(foreign) as conn:
+        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master")]
+    assert tables == ["customers"]
+
+
+def test_resume_with_other_settings_is_refused(tmp_path) -> None:
+    db = str(tmp_path / "r.db")
+    box = iso.Box([0, 0], [1, 1])
+    iso.minimize(sphere, box, "random", budget=3, seed=1, storage=db, study="s")
+    with pytest.raises(StoreError, match="seed"):
+        iso.minimize(sphere, box, "random", budget=3, seed=2, storage=db, study="s")
+    with pytest.raises(StoreError, match="method"):
+        iso.minimize(sphere, box, "sobol", budget=3, seed=1, storage=db, study="s")
+
+
+def test_larger_budget_continues_a_finished_study(tmp_path) -> None:
+    db = str(tmp_path / "r.db")
+    box = iso.Box([0, 0], [1, 1])
+    short = iso.minimize(sphere, box, "cma-es", budget=6, seed=1, storage=db, study="s")
+    longer = iso.minimize(sphere, box, "cma-es", budget=14, seed=1, storage=db, study="s")
+    straight = iso.minimize(sphere, box, "cma-es", budget=14, seed=1)
+    np.testing.assert_array_equal(longer.x_iters[:6], short.x_iters)
+    np.testing.assert_array_equal(longer.x_iters, straight.x_iters)
