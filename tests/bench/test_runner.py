@@ -1,0 +1,81 @@
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+from isoline.bench.config import load_config, parse_config
+from isoline.bench.report import collect, write_report
+from isoline.bench.runner import run_bench
+from isoline.store import Store
+
+CFG = {
+    "name": "t",
+    "budget": 6,
+    "seeds": 2,
+    "methods": ["random", {"name": "cma-es", "label": "CMA", "options": {"sigma0": 0.3}}],
+    "problems": [{"name": "rosen-test", "dim": 2}],
+}
+
+
+@pytest.fixture
+def rosen_problem(monkeypatch):
+    """Register a cheap problem under a test name (the problems package owns real ones)."""
+    from isoline import problems
+    from isoline.problems.synthetic import Rosenbrock
+
+    problems.register("rosen-test", Rosenbrock, dims=2, default_dim=2, description="test")
+    yield
+    problems._REGISTRY.pop("rosen-test", None)
+
+
+def test_config_validation(tmp_path) -> None:
+    with pytest.raises(ValueError, match="missing 'budget'"):
+        parse_config({"methods": ["random"], "problems": ["ackley"]})
+    with pytest.raises(ValueError, match="unknown config key"):
+        parse_config(dict(CFG, budgett=3))
+    with pytest.raises(ValueError, match="unknown method"):
+        parse_config(dict(CFG, methods=["nope"]))
+    with pytest.raises(ValueError, match="labels must be unique"):
+        parse_config(dict(CFG, methods=["random", "random"]))
+    (tmp_path / "x.json").write_text("{}")
+    with pytest.raises(ValueError, match=".yaml"):
+        load_config(tmp_path / "x.json")
+    p = tmp_path / "c.toml"
+    p.write_text('name = "x"\nbudget = 3\nmethods = ["random"]\nproblems = [{name = "ackley", dim = 2}]\n')
+    cfg = load_config(p)
+    assert cfg.name == "x" and cfg.runs()[0].study == "x/ackley-d2/random/seed0"
+
+
+def test_bench_runs_resumes_and_reports(tmp_path, rosen_problem) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump(CFG))
+    cfg = load_config(path)
+    db = str(tmp_path / "b.db")
+    out = run_bench(cfg, db, workers=1, progress=False)
+    assert len(out) == 4 and not any(s.skipped for s in out)
+    again = run_bench(cfg, db, workers=1, progress=False)
+    assert all(s.skipped for s in again)
+    with Store(db) as store:
+        assert len(store.studies("t/")) == 4
+    runs = collect(cfg, db)
+    assert {r.spec.method.label for r in runs} == {"random", "CMA"}
+    assert all(len(r.values) == 6 and r.optimum == 0.0 for r in runs)
+    report = write_report(cfg, db, tmp_path / "rep")
+    text = report.read_text()
+    assert "| CMA |" in text and "simple regret" in text
+    assert (tmp_path / "rep" / "rosen-test-d2.png").stat().st_size > 1000
+
+
+def test_bench_in_worker_processes(tmp_path) -> None:
+    cfg = parse_config(dict(CFG, problems=[{"name": "rosenbrock", "dim": 2}], seeds=1))
+    db = str(tmp_path / "b.db")
+    out = run_bench(cfg, db, workers=2, progress=False)
+    assert sorted(s.study for s in out) == ["t/rosenbrock-d2/CMA/seed0", "t/rosenbrock-d2/random/seed0"]
+    assert all(s.n_evals == 6 and np.isfinite(s.best) for s in out)
+
+
+def test_bad_workers(tmp_path) -> None:
+    cfg = parse_config(CFG)
+    with pytest.raises(ValueError, match="workers"):
+        run_bench(cfg, str(tmp_path / "b.db"), workers=0)

@@ -1,0 +1,41 @@
+import numpy as np
+import pytest
+
+from isoline.cli import main
+from isoline.store import Store
+
+
+def test_methods_and_problems_listings(capsys) -> None:
+    assert main(["methods"]) == 0
+    out = capsys.readouterr().out
+    assert "cma-es" in out and "random" in out
+    assert main(["problems"]) == 0
+    assert "ackley" in capsys.readouterr().out
+
+
+def test_run_stores_and_resumes(tmp_path, capsys) -> None:
+    db = str(tmp_path / "r.db")
+    args = ["run", "--problem", "rosenbrock", "--dim", "2", "--method", "cma-es", "--budget", "8",
+            "--storage", db, "--study", "s", "--quiet", "-o", "sigma0=0.2"]  # fmt: skip
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "8 evaluations" in out and "simple regret" in out
+    args[args.index("8")] = "12"
+    assert main(args) == 0
+    with Store(db) as store:
+        assert len(store.trials(store.get_study("s"))) == 12
+
+
+def test_run_bad_input_is_a_clear_error(tmp_path, capsys) -> None:
+    assert main(["run", "--problem", "nope", "--storage", str(tmp_path / "r.db")]) == 2
+    assert "unknown problem 'nope'" in capsys.readouterr().err
+    code = main(["run", "--problem", "ackley", "--method", "random", "--budget", "0",
+                 "--storage", str(tmp_path / "r.db"), "--quiet"])  # fmt: skip
+    assert code == 2 and "budget" in capsys.readouterr().err
+
+
+def test_help_is_available(capsys) -> None:
+    with pytest.raises(SystemExit) as e:
+        main(["--help"])
+    assert e.value.code == 0
+    assert "examples:" in capsys.readouterr().out
