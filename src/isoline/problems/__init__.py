@@ -1,0 +1,150 @@
+"""Benchmark problems, by lower-case dashed name.
+
+>>> import isoline as iso
+>>> p = iso.problems.get("ackley", dim=20, noise_std=0.0, seed=0)
+>>> p.space, p.optimum          # Box in the problem's units, known minimum value
+>>> y = p(p.space.lower)        # a float, or (float, info) for problems with info
+
+Every problem minimizes (maximization benchmarks are negated). Problems needing optional
+packages (gymnasium/mujoco, Box2D, cocoex) import them only when built, and raise an
+ImportError saying which ``pip install "isoline[...]"`` provides them.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from isoline.problems.base import Info, Problem
+
+__all__ = ["Info", "Problem", "ProblemInfo", "available", "get", "register"]
+
+
+class ProblemInfo(NamedTuple):
+    """One row of :func:`available`: name, description and allowed dimensions (text)."""
+
+    name: str
+    description: str
+    dims: str
+
+
+@dataclass(frozen=True)
+class _Entry:
+    target: str  # "module:Class"
+    dims: tuple[int, ...] | int  # allowed dims, or the minimum dim when any d works
+    default_dim: int
+    description: str
+
+    def dims_text(self) -> str:
+        if isinstance(self.dims, int):
+            return f"any d >= {self.dims}"
+        return ", ".join(str(d) for d in self.dims)
+
+    def allows(self, dim: int) -> bool:
+        return dim >= self.dims if isinstance(self.dims, int) else dim in self.dims
+
+
+_REGISTRY: dict[str, _Entry] = {}
+
+
+def register(
+    name: str, target: str | type[Problem], dims: tuple[int, ...] | int, default_dim: int, description: str
+) -> None:
+    """Add a problem class under ``name``.
+
+    Args:
+        name: lower-case dashed name.
+        target: the :class:`Problem` subclass, or ``"module:Class"`` imported on first use.
+        dims: the allowed dimensions, or an int ``m`` meaning "any ``d >= m``".
+        default_dim: dimension used when :func:`get` receives ``dim=None``.
+        description: one line shown by :func:`available`.
+    """
+    if not name or name != name.lower() or " " in name:
+        raise ValueError(f"problem name must be lower-case with dashes, got {name!r}")
+    if not isinstance(target, str):
+        target = f"{target.__module__}:{target.__qualname__}"
+    entry = _Entry(target, dims if isinstance(dims, int) else tuple(dims), default_dim, description)
+    if not entry.allows(default_dim):
+        raise ValueError(f"default_dim {default_dim} is not among the allowed dims {entry.dims_text()}")
+    _REGISTRY[name] = entry
+
+
+def available() -> list[ProblemInfo]:
+    """Every registered problem: ``(name, description, dims)``, sorted by name."""
+    return [ProblemInfo(n, e.description, e.dims_text()) for n, e in sorted(_REGISTRY.items())]
+
+
+def get(
+    name: str,
+    dim: int | None = None,
+    noise_std: float | str | None = None,
+    seed: int = 0,
+    **kw: Any,
+) -> Problem:
+    """Build problem ``name``.
+
+    Args:
+        name: a name from :func:`available`.
+        dim: number of variables; ``None`` takes the problem's default dimension.
+        noise_std: observation-noise standard deviation, or ``"<p>%range"`` (noise variance
+            ``p`` percent of the function range); ``None`` takes the problem's default
+            (0 for most problems, 0.1 for ``gp-sample`` as in GIBO/MinUCB).
+        seed: seed of the problem instance and of its noise.
+        **kw: problem-specific options (see the problem class).
+
+    Raises:
+        ValueError: unknown name or dimension not allowed (the message lists the choices).
+        TypeError: unknown option for this problem.
+    """
+    if not isinstance(name, str) or name not in _REGISTRY:
+        raise ValueError(f"unknown problem {name!r}; choose one of {sorted(_REGISTRY)}")
+    entry = _REGISTRY[name]
+    if dim is None:
+        dim = entry.default_dim
+    if isinstance(dim, bool) or not isinstance(dim, int):
+        raise TypeError(f"dim must be an integer ({entry.dims_text()}) for {name!r}, got {dim!r}")
+    if not entry.allows(dim):
+        raise ValueError(f"dim={dim} is not allowed for {name!r}; allowed: {entry.dims_text()}")
+    module, _, cls_name = entry.target.partition(":")
+    cls = getattr(importlib.import_module(module), cls_name)
+    options = _options(cls)
+    unknown = sorted(set(kw) - set(options))
+    if unknown:
+        raise TypeError(
+            f"unknown option(s) {unknown} for problem {name!r}; its options are {sorted(options) or 'none'}"
+        )
+    noise = cls.default_noise_std if noise_std is None else noise_std
+    problem = cls(dim, noise_std=noise, seed=seed, **kw)
+    problem.spec = {"name": name, "dim": dim, "noise_std": noise, "seed": seed, **kw}
+    return problem
+
+
+def _options(cls: type[Problem]) -> dict[str, Any]:
+    sig = inspect.signature(cls.__init__)
+    return {
+        p.name: p.default
+        for p in sig.parameters.values()
+        if p.kind is p.KEYWORD_ONLY and p.name not in ("noise_std", "seed")
+    }
+
+
+_TABLE4 = "BKOP Table 4"
+for _name, _cls, _min, _desc in [
+    ("ackley", "Ackley", 1, f"Ackley on [-2,2]^d ({_TABLE4}); min 0"),
+    ("levy", "Levy", 1, f"Levy on [-10,10]^d ({_TABLE4}); min 0"),
+    ("rosenbrock", "Rosenbrock", 2, f"Rosenbrock on [-2,2]^d ({_TABLE4}); min 0"),
+    ("nesterov", "Nesterov", 1, f"Nesterov on [-2,2]^d ({_TABLE4}); min 0"),
+    ("different-powers", "DifferentPowers", 2, f"Different-Powers on [-2,2]^d ({_TABLE4}); min 0"),
+    ("dixon-price", "DixonPrice", 1, f"Dixon-Price on [-2,2]^d ({_TABLE4}); min 0"),
+    ("michalewicz", "Michalewicz", 1, "Michalewicz (m=10) on [0,pi]^d (NeuralBO); min computed"),
+]:
+    register(_name, f"isoline.problems.synthetic:{_cls}", _min, 10 if _name == "michalewicz" else 6, _desc)
+register(
+    "gp-sample",
+    "isoline.problems.gp_sample:GPSample",
+    1,
+    25,
+    "posterior mean of a GP sample on [0,1]^d (GIBO §4.1, MinUCB §8.1); noise 0.1",
+)

@@ -1,0 +1,232 @@
+"""The :class:`Problem` base class shared by every benchmark problem.
+
+A problem is a callable objective on a box in its own units. isoline **minimizes**:
+problems taken from maximization papers (rewards, accuracies) are negated, and each
+docstring says so.
+
+Evaluation contract (what :func:`isoline.parallel.evaluate` expects of an objective):
+``problem(x)`` takes one ``(d,)`` point and returns a float, or ``(float, info)`` when the
+problem has per-evaluation information to store (e.g. an RL episode's reward and number of
+environment steps, or the noise-free value of a noisy observation).
+
+Observation noise. With ``noise_std > 0`` an observation is ``f(x) + noise_std * eps``.
+``eps`` is a standard normal drawn from a generator keyed by ``(seed, x, k)``, where ``k``
+counts this object's noisy evaluations: in one process, the same seed gives the same
+sequence of observations, and repeated evaluations of one point get independent noise.
+A problem pickled to a worker process carries its counter, so a worker's draws depend only
+on the copy it received and on ``x``, never on scheduling.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+from typing import Any, ClassVar
+
+import numpy as np
+
+from isoline.designs import sobol
+from isoline.space import Box
+
+__all__ = ["Problem", "Info"]
+
+Info = dict[str, Any]
+
+_RANGE_NOISE = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*%\s*range\s*$")
+
+
+class Problem:
+    """A benchmark objective to minimize on ``space`` (a :class:`~isoline.Box` in its units).
+
+    Subclasses set the class attributes ``name`` and ``description`` and implement
+    :meth:`_evaluate` (noise-free value of one point, optionally with an info dict); they
+    may override :meth:`evaluate_batch` with a vectorized version and :meth:`_find_optimum`
+    when the optimum must be computed.
+
+    Args:
+        dim: number of variables ``d``.
+        lower, upper: ``(d,)`` bounds of the box, in the problem's units.
+        noise_std: standard deviation of additive Gaussian observation noise (``>= 0``), or
+            a string ``"<p>%range"``: noise *variance* equal to ``p`` percent of the function
+            range, estimated on 4096 Sobol points (the NeuralBO paper uses ``"1%range"``).
+        seed: seed of the problem's randomness (its noise, and for random problems such as
+            GP samples or goal locations, the instance itself).
+        optimum: known minimum value, or ``None``.
+        optimum_x: ``(d,)`` known minimizer, or ``None``.
+        lower_bound: a known lower bound on the objective when the optimum itself is not
+            known (e.g. a distance is ``>= 0``); defaults to ``optimum``.
+        names: optional parameter names.
+
+    Attributes:
+        name, description, dim, space, noise_std, seed, optimum, optimum_x, lower_bound.
+        ``spec``: the keyword arguments that rebuild this problem with
+        :func:`isoline.problems.get` (set by ``get``).
+    """
+
+    name: ClassVar[str] = ""
+    description: ClassVar[str] = ""
+    #: noise used when ``get(..., noise_std=None)``
+    default_noise_std: ClassVar[float] = 0.0
+
+    def __init__(
+        self,
+        dim: int,
+        lower: np.ndarray | list[float],
+        upper: np.ndarray | list[float],
+        *,
+        noise_std: float | str = 0.0,
+        seed: int = 0,
+        optimum: float | None = None,
+        optimum_x: np.ndarray | None = None,
+        lower_bound: float | None = None,
+        names: list[str] | None = None,
+    ) -> None:
+        self.dim = _check_int(dim, "dim", 1)
+        self.seed = _check_int(seed, "seed", 0)
+        self.space = Box(lower, upper, names=names)
+        if self.space.dim != self.dim:
+            raise ValueError(f"bounds have {self.space.dim} entries but dim={self.dim}")
+        self._optimum = None if optimum is None else float(optimum)
+        self._optimum_known = optimum is not None
+        self._optimum_x = None if optimum_x is None else np.asarray(optimum_x, dtype=float)
+        if self._optimum_x is not None:
+            if self._optimum_x.shape != (self.dim,):
+                raise ValueError(f"optimum_x must have shape ({self.dim},)")
+            if not np.all(self.space.contains(self._optimum_x)):
+                raise ValueError(
+                    f"the known minimizer of {self.name!r} lies outside the bounds "
+                    f"[{self.space.lower.min()}, {self.space.upper.max()}]; choose bounds "
+                    "that contain it"
+                )
+        self._lower_bound = None if lower_bound is None else float(lower_bound)
+        self._n_noisy = 0
+        self.spec: dict[str, Any] = {}
+        self._noise_spec = noise_std
+        self._noise_std: float | None = None
+        if not isinstance(noise_std, str):
+            self._noise_std = self._resolve_noise(noise_std)
+        elif not _RANGE_NOISE.match(noise_std):
+            raise ValueError(
+                f"noise_std must be a number >= 0 or a string like '1%range', got {noise_std!r}"
+            )
+
+    @property
+    def noise_std(self) -> float:
+        """Standard deviation of the observation noise (resolved on first use)."""
+        if self._noise_std is None:
+            self._noise_std = self._resolve_noise(self._noise_spec)
+        return self._noise_std
+
+    # ----------------------------------------------------------------------------- values
+    def _evaluate(self, x: np.ndarray) -> float | tuple[float, Info]:
+        """Noise-free value at one ``(d,)`` point in the problem's units."""
+        raise NotImplementedError
+
+    def evaluate(self, x: np.ndarray) -> tuple[float, Info]:
+        """One observation at ``x`` ``(d,)`` and its info dict (``noise_free`` when noisy)."""
+        x = self._check_x(x)
+        out = self._evaluate(x)
+        value, info = (out[0], dict(out[1])) if isinstance(out, tuple) else (out, {})
+        value = float(value)
+        if self.noise_std > 0.0:
+            info["noise_free"] = value
+            value = value + self.noise_std * self._standard_normal(x)
+        return value, info
+
+    def __call__(self, x: np.ndarray) -> float | tuple[float, Info]:
+        """Observe ``x`` ``(d,)``: a float, or ``(float, info)`` when there is info to store."""
+        value, info = self.evaluate(x)
+        return (value, info) if info else value
+
+    def noise_free(self, x: np.ndarray) -> float:
+        """The noise-free value at ``x`` ``(d,)`` (does not advance the noise sequence)."""
+        out = self._evaluate(self._check_x(x))
+        return float(out[0] if isinstance(out, tuple) else out)
+
+    def evaluate_batch(self, X: np.ndarray) -> np.ndarray:
+        """Noise-free values ``(n,)`` of the rows of ``X`` ``(n, d)``."""
+        X = np.asarray(X, dtype=float)
+        if X.ndim != 2 or X.shape[1] != self.dim:
+            raise ValueError(f"X must have shape (n, {self.dim}), got {X.shape}")
+        return np.array([self.noise_free(x) for x in X], dtype=float)
+
+    # ----------------------------------------------------------------------------- optimum
+    @property
+    def optimum(self) -> float | None:
+        """Known (or numerically certified) minimum value, ``None`` if unknown."""
+        if not self._optimum_known:
+            found = self._find_optimum()
+            if found is not None:
+                self._optimum, self._optimum_x = float(found[0]), np.asarray(found[1], float)
+            self._optimum_known = True
+        return self._optimum
+
+    @property
+    def optimum_x(self) -> np.ndarray | None:
+        """``(d,)`` a minimizer where :attr:`optimum` is attained, ``None`` if unknown."""
+        _ = self.optimum
+        return self._optimum_x
+
+    @property
+    def lower_bound(self) -> float | None:
+        """The optimum if known, else a known lower bound (``None`` if neither)."""
+        opt = self.optimum
+        return opt if opt is not None else self._lower_bound
+
+    def _find_optimum(self) -> tuple[float, np.ndarray] | None:
+        """Compute ``(f*, x*)`` for problems whose optimum is found numerically."""
+        return None
+
+    def regret(self, y: float | np.ndarray) -> float | np.ndarray:
+        """Simple regret ``y - optimum`` (``y - lower_bound`` if the optimum is unknown)."""
+        ref = self.lower_bound
+        if ref is None:
+            raise ValueError(f"problem {self.name!r} has no known optimum or lower bound")
+        return np.asarray(y, dtype=float) - ref
+
+    # ----------------------------------------------------------------------------- helpers
+    def _check_x(self, x: np.ndarray) -> np.ndarray:
+        x = np.asarray(x, dtype=float)
+        if x.shape != (self.dim,):
+            raise ValueError(f"x must have shape ({self.dim},), got {x.shape}")
+        if not np.all(np.isfinite(x)):
+            raise ValueError(f"x must be finite, got {x.tolist()}")
+        tol = 1e-9 * self.space.width
+        if np.any(x < self.space.lower - tol) or np.any(x > self.space.upper + tol):
+            raise ValueError(
+                f"x lies outside the bounds of {self.name!r}: lower={self.space.lower.tolist()}, "
+                f"upper={self.space.upper.tolist()}, x={x.tolist()}"
+            )
+        return np.clip(x, self.space.lower, self.space.upper)
+
+    def _standard_normal(self, x: np.ndarray) -> float:
+        digest = hashlib.blake2b(np.ascontiguousarray(x).tobytes(), digest_size=8).digest()
+        key = [self.seed, int.from_bytes(digest, "little"), self._n_noisy, 0x6E6F697365]
+        self._n_noisy += 1
+        return float(np.random.default_rng(key).standard_normal())
+
+    def _resolve_noise(self, noise_std: float | str) -> float:
+        if isinstance(noise_std, str):
+            m = _RANGE_NOISE.match(noise_std)
+            assert m is not None  # checked in __init__
+            X = self.space.from_unit(sobol(4096, self.dim, seed=self.seed))
+            vals = self.evaluate_batch(X)
+            lo = min(vals.min(), self.lower_bound if self.lower_bound is not None else np.inf)
+            return math.sqrt(float(m.group(1)) / 100.0 * float(vals.max() - lo))
+        if isinstance(noise_std, bool) or not isinstance(noise_std, (int, float)):
+            raise TypeError(f"noise_std must be a number or a '<p>%range' string, got {noise_std!r}")
+        if not (math.isfinite(noise_std) and noise_std >= 0):
+            raise ValueError(f"noise_std must be finite and >= 0, got {noise_std}")
+        return float(noise_std)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(name={self.name!r}, dim={self.dim}, noise_std={self.noise_std:g}, seed={self.seed})"
+
+
+def _check_int(v: object, name: str, lo: int) -> int:
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+        raise TypeError(f"{name} must be an integer >= {lo}, got {v!r}")
+    if v < lo:
+        raise ValueError(f"{name} must be an integer >= {lo}, got {v}")
+    return int(v)

@@ -1,0 +1,76 @@
+"""The GP-sampled objective (DESIGN.md §4.2)."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+import torch
+
+from isoline import problems
+from isoline.problems.gp_sample import lengthscale_range
+
+
+@pytest.mark.parametrize("dim,lo,hi", [(25, 0.52, 0.97), (50, 0.74, 1.37), (100, 1.05, 1.95)])
+def test_lengthscale_ranges_match_the_papers(dim: int, lo: float, hi: float) -> None:
+    a, b = lengthscale_range(dim)
+    assert a == pytest.approx(lo, abs=0.006) and b == pytest.approx(hi, abs=0.006)
+
+
+def test_draw_is_seeded_and_interpolates_the_sample() -> None:
+    p = problems.get("gp-sample", dim=6, seed=2)
+    q = problems.get("gp-sample", dim=6, seed=2)
+    r = problems.get("gp-sample", dim=6, seed=3)
+    X = np.random.default_rng(0).random((20, 6))
+    np.testing.assert_array_equal(p.evaluate_batch(X), q.evaluate_batch(X))
+    assert not np.allclose(p.evaluate_batch(X), r.evaluate_batch(X))
+    a, b = lengthscale_range(6)
+    assert np.all((p.lengthscales >= a) & (p.lengthscales <= b))
+    # unscrambled Sobol design: first point is the origin
+    assert p.train_x.shape == (1000, 6) and np.all(p.train_x[0] == 0)
+    # the posterior mean (tiny conditioning noise) reproduces the draw at the design
+    np.testing.assert_allclose(p.evaluate_batch(p.train_x[:50]), p.train_y[:50], atol=5e-3)
+    # a unit-variance GP draw
+    assert 0.5 < p.train_y.std() < 1.5
+
+
+def test_default_noise_is_0_1_and_reports_noise_free() -> None:
+    p = problems.get("gp-sample", dim=4, seed=0)
+    assert p.noise_std == 0.1
+    x = np.full(4, 0.5)
+    y, info = p(x)
+    assert info["noise_free"] == p.noise_free(x) and y != info["noise_free"]
+
+
+def test_mean_is_differentiable_and_gradient_is_right() -> None:
+    p = problems.get("gp-sample", dim=5, seed=1, noise_std=0.0)
+    x = torch.full((5,), 0.4, dtype=torch.float64, requires_grad=True)
+    p.mean(x).backward()
+    g = x.grad.numpy()
+    h = 1e-6
+    fd = [(p.noise_free(np.full(5, 0.4) + h * e) - p.noise_free(np.full(5, 0.4) - h * e)) / (2 * h) for e in np.eye(5)]
+    np.testing.assert_allclose(g, fd, rtol=1e-5, atol=1e-7)
+
+
+def test_optimum_is_below_every_sampled_point() -> None:
+    p = problems.get("gp-sample", dim=8, seed=0, noise_std=0.0)
+    f_star, x_star = p.optimum, p.optimum_x
+    assert p.noise_free(x_star) == pytest.approx(f_star)
+    X = np.random.default_rng(1).random((5000, 8))
+    assert f_star <= p.evaluate_batch(X).min()
+    assert f_star <= p.evaluate_batch(p.train_x).min()
+
+
+def test_pickles() -> None:
+    p = problems.get("gp-sample", dim=3, seed=5)
+    q = pickle.loads(pickle.dumps(p))
+    x = np.array([0.2, 0.7, 0.1])
+    assert q.noise_free(x) == p.noise_free(x)
+
+
+def test_bad_options() -> None:
+    with pytest.raises(ValueError, match="n_points"):
+        problems.get("gp-sample", dim=3, n_points=1)
+    with pytest.raises(ValueError, match="posterior_noise"):
+        problems.get("gp-sample", dim=3, posterior_noise=0.0)
