@@ -79,3 +79,20 @@ def test_bad_workers(tmp_path) -> None:
     cfg = parse_config(CFG)
     with pytest.raises(ValueError, match="workers"):
         run_bench(cfg, str(tmp_path / "b.db"), workers=0)
+
+
+def test_bench_on_a_dask_cluster(tmp_path) -> None:
+    distributed = pytest.importorskip("dask.distributed")
+    cfg = parse_config(dict(CFG, problems=[{"name": "rosenbrock", "dim": 2}], seeds=1))
+    db = str(tmp_path / "b.db")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster:  # fmt: skip
+        out = run_bench(cfg, db, dask_address=cluster.scheduler_address, progress=False)
+    assert len(out) == 2 and all(s.n_evals == 6 for s in out)
+
+
+def test_unreachable_dask_address_is_a_clear_error(tmp_path) -> None:
+    pytest.importorskip("dask.distributed")
+    cfg = parse_config(CFG)
+    with pytest.raises(ConnectionError, match="cannot reach the Dask scheduler"):
+        run_bench(cfg, str(tmp_path / "b.db"), dask_address="tcp://127.0.0.1:1", progress=False)
