@@ -148,3 +148,9 @@ register(
     25,
     "posterior mean of a GP sample on [0,1]^d (GIBO §4.1, MinUCB §8.1); noise 0.1",
 )
+for _name, _cls, _dims, _desc in [
+    ("cartpole", "CartPole", (4, 5), "CartPole-v1 linear policy, -reward (4 params; 5 with bias)"),
+    ("swimmer", "Swimmer", (16, 18), "Swimmer-v5 linear policy, -reward (16 params; 18 with biases)"),
+    ("hopper", "Hopper", (33, 36), "Hopper-v5 linear policy, -reward (33 params; 36 with biases)"),
+]:
+    register(_name, f"isoline.problems.rl:{_cls}", _dims, _dims[0], _desc + " [rl]")
