@@ -154,3 +154,5 @@ for _name, _cls, _dims, _desc in [
     ("hopper", "Hopper", (33, 36), "Hopper-v5 linear policy, -reward (33 params; 36 with biases)"),
 ]:
     register(_name, f"isoline.problems.rl:{_cls}", _dims, _dims[0], _desc + " [rl]")
+register("push4", "isoline.problems.push:Push4", (4,), 4, "robot pushing 4-D, distance to a seeded goal (BKOP) [push]")
+register("push14", "isoline.problems.push:Push14", (14,), 14, "robot pushing 14-D, two hands, total distance to goals (NeuralBO) [push]")
