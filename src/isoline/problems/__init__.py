@@ -156,3 +156,4 @@ for _name, _cls, _dims, _desc in [
     register(_name, f"isoline.problems.rl:{_cls}", _dims, _dims[0], _desc + " [rl]")
 register("push4", "isoline.problems.push:Push4", (4,), 4, "robot pushing 4-D, distance to a seeded goal (BKOP) [push]")
 register("push14", "isoline.problems.push:Push14", (14,), 14, "robot pushing 14-D, two hands, total distance to goals (NeuralBO) [push]")
+register("hpo-digits", "isoline.problems.hpo:DigitsCNN", (7,), 7, "CNN hyperparameters (mixed int/continuous/choice) on sklearn digits; validation error")
