@@ -157,3 +157,5 @@ for _name, _cls, _dims, _desc in [
 register("push4", "isoline.problems.push:Push4", (4,), 4, "robot pushing 4-D, distance to a seeded goal (BKOP) [push]")
 register("push14", "isoline.problems.push:Push14", (14,), 14, "robot pushing 14-D, two hands, total distance to goals (NeuralBO) [push]")
 register("hpo-digits", "isoline.problems.hpo:DigitsCNN", (7,), 7, "CNN hyperparameters (mixed int/continuous/choice) on sklearn digits; validation error")
+register("bbob", "isoline.problems.bbob:BBOB", (2, 3, 5, 10, 20, 40), 2, "COCO bbob f1..f24 (function=, instance=); 51 targets (NeuralBO) [bbob]")
+register("sensitive-samples", "isoline.problems.sensitive:SensitiveSamples", (64, 16), 64, "sensitive samples (8x8 or 4x4 input) for tamper detection on a digits classifier (NeuralBO stand-in)")

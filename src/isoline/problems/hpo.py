@@ -23,7 +23,9 @@ is a deterministic function of the hyperparameters; each evaluation runs on one 
 
 from __future__ import annotations
 
+import contextlib
 import math
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -32,9 +34,24 @@ from torch import nn
 
 from isoline.problems.base import Info, Problem
 
-__all__ = ["DigitsCNN", "digits_split"]
+__all__ = ["DigitsCNN", "digits_split", "seeded_single_thread"]
 
 FILTER_SIZES = (2, 3, 4)
+
+
+@contextlib.contextmanager
+def seeded_single_thread(seed: int) -> Iterator[None]:
+    """Run torch code on one thread with the global RNG seeded, restoring both afterwards
+    (small networks are faster on one thread, and results do not depend on the machine's
+    thread count)."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(seed)
+            yield
+    finally:
+        torch.set_num_threads(threads)
 
 
 def digits_split(seed: int, val_fraction: float = 1 / 3) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -138,29 +155,23 @@ class DigitsCNN(Problem):
             self._data = digits_split(self.seed)
         Xtr, ytr, Xva, yva = (torch.as_tensor(a) for a in self._data)
         Xtr, Xva = Xtr[:, None], Xva[:, None]
-        threads = torch.get_num_threads()
-        torch.set_num_threads(1)
-        try:
-            with torch.random.fork_rng(devices=[]):
-                torch.manual_seed(self.seed)
-                net = _BlockCNN(hp["depth"], hp["filters"])
-                opt = torch.optim.SGD(
-                    net.parameters(), lr=hp["lr"], momentum=hp["momentum"], weight_decay=hp["weight_decay"]
-                )
-                gen = torch.Generator().manual_seed(self.seed)
-                loss_fn = nn.CrossEntropyLoss()
-                net.train()
-                for _ in range(self.epochs):
-                    for batch in torch.randperm(len(ytr), generator=gen).split(self.batch_size):
-                        opt.zero_grad()
-                        loss = loss_fn(net(Xtr[batch]), ytr[batch])
-                        loss.backward()
-                        opt.step()
-                net.eval()
-                with torch.no_grad():
-                    logits = net(Xva)
-        finally:
-            torch.set_num_threads(threads)
+        with seeded_single_thread(self.seed):
+            net = _BlockCNN(hp["depth"], hp["filters"])
+            opt = torch.optim.SGD(
+                net.parameters(), lr=hp["lr"], momentum=hp["momentum"], weight_decay=hp["weight_decay"]
+            )
+            gen = torch.Generator().manual_seed(self.seed)
+            loss_fn = nn.CrossEntropyLoss()
+            net.train()
+            for _ in range(self.epochs):
+                for batch in torch.randperm(len(ytr), generator=gen).split(self.batch_size):
+                    opt.zero_grad()
+                    loss = loss_fn(net(Xtr[batch]), ytr[batch])
+                    loss.backward()
+                    opt.step()
+            net.eval()
+            with torch.no_grad():
+                logits = net(Xva)
         if not torch.isfinite(logits).all():
             error = 1.0  # diverged training (e.g. a very large learning rate) classifies nothing
         else:
