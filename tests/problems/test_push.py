@@ -45,7 +45,8 @@ def test_push14_reward_and_distance() -> None:
     # hands far away with zero velocity leave the objects where they are: reward 0
     idle = np.array([5, 5, 0, 0, 2, 0, -5, -5, 0, 0, 2, 0, 0, 0], dtype=float)
     y, info = p(idle)
-    assert y == pytest.approx(p.initial_distance, abs=1e-6) and info["reward"] == pytest.approx(0.0, abs=1e-6)
+    assert y == pytest.approx(p.initial_distance, abs=1e-6)
+    assert info["reward"] == pytest.approx(0.0, abs=1e-6)
     x = p.space.from_unit(np.random.default_rng(0).random(14))
     y, info = p(x)
     assert y == p(x)[0] and info["reward"] == pytest.approx(p.initial_distance - y)

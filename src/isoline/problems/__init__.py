@@ -50,7 +50,11 @@ _REGISTRY: dict[str, _Entry] = {}
 
 
 def register(
-    name: str, target: str | type[Problem], dims: tuple[int, ...] | int, default_dim: int, description: str
+    name: str,
+    target: str | type[Problem],
+    dims: tuple[int, ...] | int,
+    default_dim: int,
+    description: str,
 ) -> None:
     """Add a problem class under ``name``.
 
@@ -67,7 +71,9 @@ def register(
         target = f"{target.__module__}:{target.__qualname__}"
     entry = _Entry(target, dims if isinstance(dims, int) else tuple(dims), default_dim, description)
     if not entry.allows(default_dim):
-        raise ValueError(f"default_dim {default_dim} is not among the allowed dims {entry.dims_text()}")
+        raise ValueError(
+            f"default_dim {default_dim} is not among the allowed dims {entry.dims_text()}"
+        )
     _REGISTRY[name] = entry
 
 
@@ -113,7 +119,8 @@ def get(
     unknown = sorted(set(kw) - set(options))
     if unknown:
         raise TypeError(
-            f"unknown option(s) {unknown} for problem {name!r}; its options are {sorted(options) or 'none'}"
+            f"unknown option(s) {unknown} for problem {name!r}; "
+            f"its options are {sorted(options) or 'none'}"
         )
     noise = cls.default_noise_std if noise_std is None else noise_std
     problem = cls(dim, noise_std=noise, seed=seed, **kw)
@@ -130,32 +137,34 @@ def _options(cls: type[Problem]) -> dict[str, Any]:
     }
 
 
-_TABLE4 = "BKOP Table 4"
-for _name, _cls, _min, _desc in [
-    ("ackley", "Ackley", 1, f"Ackley on [-2,2]^d ({_TABLE4}); min 0"),
-    ("levy", "Levy", 1, f"Levy on [-10,10]^d ({_TABLE4}); min 0"),
-    ("rosenbrock", "Rosenbrock", 2, f"Rosenbrock on [-2,2]^d ({_TABLE4}); min 0"),
-    ("nesterov", "Nesterov", 1, f"Nesterov on [-2,2]^d ({_TABLE4}); min 0"),
-    ("different-powers", "DifferentPowers", 2, f"Different-Powers on [-2,2]^d ({_TABLE4}); min 0"),
-    ("dixon-price", "DixonPrice", 1, f"Dixon-Price on [-2,2]^d ({_TABLE4}); min 0"),
-    ("michalewicz", "Michalewicz", 1, "Michalewicz (m=10) on [0,pi]^d (NeuralBO); min computed"),
-]:
-    register(_name, f"isoline.problems.synthetic:{_cls}", _min, 10 if _name == "michalewicz" else 6, _desc)
-register(
-    "gp-sample",
-    "isoline.problems.gp_sample:GPSample",
-    1,
-    25,
-    "posterior mean of a GP sample on [0,1]^d (GIBO §4.1, MinUCB §8.1); noise 0.1",
-)
-for _name, _cls, _dims, _desc in [
-    ("cartpole", "CartPole", (4, 5), "CartPole-v1 linear policy, -reward (4 params; 5 with bias)"),
-    ("swimmer", "Swimmer", (16, 18), "Swimmer-v5 linear policy, -reward (16 params; 18 with biases)"),
-    ("hopper", "Hopper", (33, 36), "Hopper-v5 linear policy, -reward (33 params; 36 with biases)"),
-]:
-    register(_name, f"isoline.problems.rl:{_cls}", _dims, _dims[0], _desc + " [rl]")
-register("push4", "isoline.problems.push:Push4", (4,), 4, "robot pushing 4-D, distance to a seeded goal (BKOP) [push]")
-register("push14", "isoline.problems.push:Push14", (14,), 14, "robot pushing 14-D, two hands, total distance to goals (NeuralBO) [push]")
-register("hpo-digits", "isoline.problems.hpo:DigitsCNN", (7,), 7, "CNN hyperparameters (mixed int/continuous/choice) on sklearn digits; validation error")
-register("bbob", "isoline.problems.bbob:BBOB", (2, 3, 5, 10, 20, 40), 2, "COCO bbob f1..f24 (function=, instance=); 51 targets (NeuralBO) [bbob]")
-register("sensitive-samples", "isoline.problems.sensitive:SensitiveSamples", (64, 16), 64, "sensitive samples (8x8 or 4x4 input) for tamper detection on a digits classifier (NeuralBO stand-in)")
+# name, "module:Class", dims (tuple, or the minimum d), default dim, description
+_BUILTIN: list[tuple[str, str, tuple[int, ...] | int, int, str]] = [
+    ("ackley", "synthetic:Ackley", 1, 6, "Ackley on [-2,2]^d (BKOP Table 4); min 0"),
+    ("levy", "synthetic:Levy", 1, 6, "Levy on [-10,10]^d (BKOP Table 4); min 0"),
+    ("rosenbrock", "synthetic:Rosenbrock", 2, 6, "Rosenbrock on [-2,2]^d (BKOP Table 4); min 0"),
+    ("nesterov", "synthetic:Nesterov", 1, 6, "Nesterov on [-2,2]^d (BKOP Table 4); min 0"),
+    ("different-powers", "synthetic:DifferentPowers", 2, 6,
+     "Different-Powers on [-2,2]^d (BKOP Table 4); min 0"),
+    ("dixon-price", "synthetic:DixonPrice", 1, 6, "Dixon-Price on [-2,2]^d (BKOP Table 4); min 0"),
+    ("michalewicz", "synthetic:Michalewicz", 1, 10,
+     "Michalewicz (m=10) on [0,pi]^d (NeuralBO); min computed"),
+    ("gp-sample", "gp_sample:GPSample", 1, 25,
+     "posterior mean of a GP sample on [0,1]^d (GIBO §4.1, MinUCB §8.1); noise 0.1"),
+    ("cartpole", "rl:CartPole", (4, 5), 4,
+     "CartPole-v1 linear policy, -reward (4 params; 5 with bias) [rl]"),
+    ("swimmer", "rl:Swimmer", (16, 18), 16,
+     "Swimmer-v5 linear policy, -reward (16 params; 18 with biases) [rl]"),
+    ("hopper", "rl:Hopper", (33, 36), 33,
+     "Hopper-v5 linear policy, -reward (33 params; 36 with biases) [rl]"),
+    ("push4", "push:Push4", (4,), 4, "robot pushing 4-D, distance to a seeded goal (BKOP) [push]"),
+    ("push14", "push:Push14", (14,), 14,
+     "robot pushing 14-D, two hands, total distance to goals (NeuralBO) [push]"),
+    ("hpo-digits", "hpo:DigitsCNN", (7,), 7,
+     "CNN hyperparameters (integer/continuous/choice) on sklearn digits; validation error"),
+    ("bbob", "bbob:BBOB", (2, 3, 5, 10, 20, 40), 2,
+     "COCO bbob f1..f24 (function=, instance=); 51 targets (NeuralBO) [bbob]"),
+    ("sensitive-samples", "sensitive:SensitiveSamples", (64, 16), 64,
+     "sensitive samples (8x8 or 4x4 input) detecting a tampered digits classifier (NeuralBO)"),
+]
+for _name, _target, _dims, _default, _desc in _BUILTIN:
+    register(_name, f"isoline.problems.{_target}", _dims, _default, _desc)

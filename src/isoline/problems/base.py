@@ -215,13 +215,18 @@ class Problem:
             lo = min(vals.min(), self.lower_bound if self.lower_bound is not None else np.inf)
             return math.sqrt(float(m.group(1)) / 100.0 * float(vals.max() - lo))
         if isinstance(noise_std, bool) or not isinstance(noise_std, (int, float)):
-            raise TypeError(f"noise_std must be a number or a '<p>%range' string, got {noise_std!r}")
+            raise TypeError(
+                f"noise_std must be a number or a '<p>%range' string, got {noise_std!r}"
+            )
         if not (math.isfinite(noise_std) and noise_std >= 0):
             raise ValueError(f"noise_std must be finite and >= 0, got {noise_std}")
         return float(noise_std)
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}(name={self.name!r}, dim={self.dim}, noise_std={self.noise_std:g}, seed={self.seed})"
+        return (
+            f"{type(self).__name__}(name={self.name!r}, dim={self.dim}, "
+            f"noise_std={self.noise_std:g}, seed={self.seed})"
+        )
 
 
 def _check_int(v: object, name: str, lo: int) -> int:

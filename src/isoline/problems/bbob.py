@@ -74,7 +74,9 @@ class BBOB(Problem):
         instance: int | None = None,
     ) -> None:
         if isinstance(dim, bool) or not isinstance(dim, int) or dim < 2:
-            raise ValueError(f"dim must be an integer >= 2 (COCO uses 2, 3, 5, 10, 20, 40), got {dim!r}")
+            raise ValueError(
+                f"dim must be an integer >= 2 (COCO uses 2, 3, 5, 10, 20, 40), got {dim!r}"
+            )
         if isinstance(function, bool) or not isinstance(function, int) or not 1 <= function <= 24:
             raise ValueError(f"function must be an integer in 1..24, got {function!r}")
         if instance is None:
@@ -130,5 +132,6 @@ def fraction_of_pairs_solved(runs: list[tuple[BBOB, np.ndarray]]) -> np.ndarray:
         raise ValueError("runs must hold at least one (problem, values) pair")
     curves = [p.fraction_solved(y) for p, y in runs]
     if len({c.size for c in curves}) != 1:
-        raise ValueError(f"every run must have the same number of evaluations, got {sorted({c.size for c in curves})}")
+        sizes = sorted({c.size for c in curves})
+        raise ValueError(f"every run must have the same number of evaluations, got {sizes}")
     return np.mean(curves, axis=0)

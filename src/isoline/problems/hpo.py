@@ -54,7 +54,9 @@ def seeded_single_thread(seed: int) -> Iterator[None]:
         torch.set_num_threads(threads)
 
 
-def digits_split(seed: int, val_fraction: float = 1 / 3) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def digits_split(
+    seed: int, val_fraction: float = 1 / 3
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Stratified split of scikit-learn's digits, pixels scaled to ``[0, 1]``.
 
     Returns ``(X_train (n, 8, 8), y_train (n,), X_val (m, 8, 8), y_val (m,))``.
@@ -158,7 +160,10 @@ class DigitsCNN(Problem):
         with seeded_single_thread(self.seed):
             net = _BlockCNN(hp["depth"], hp["filters"])
             opt = torch.optim.SGD(
-                net.parameters(), lr=hp["lr"], momentum=hp["momentum"], weight_decay=hp["weight_decay"]
+                net.parameters(),
+                lr=hp["lr"],
+                momentum=hp["momentum"],
+                weight_decay=hp["weight_decay"],
             )
             gen = torch.Generator().manual_seed(self.seed)
             loss_fn = nn.CrossEntropyLoss()
@@ -176,7 +181,8 @@ class DigitsCNN(Problem):
             error = 1.0  # diverged training (e.g. a very large learning rate) classifies nothing
         else:
             error = float((logits.argmax(1) != yva).float().mean())
-        return error, {**{k: (list(v) if isinstance(v, tuple) else v) for k, v in hp.items()}, "final_loss": float(loss.detach())}
+        info = {k: (list(v) if isinstance(v, tuple) else v) for k, v in hp.items()}
+        return error, {**info, "final_loss": float(loss.detach())}
 
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()

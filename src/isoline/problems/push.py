@@ -59,25 +59,35 @@ class _Table:
         self.world = b2.b2World(gravity=(0.0, 0.0), doSleep=True)
         self.base = self.world.CreateStaticBody(position=(0.0, 0.0))
 
-    def add_object(self, shape: str, size: float | tuple[float, float], position: tuple[float, float]) -> Any:
+    def add_object(
+        self, shape: str, size: float | tuple[float, float], position: tuple[float, float]
+    ) -> Any:
         """A pushed object (density 0.05, friction 0.01) with table friction (force 5, torque 2)."""
         body = self.world.CreateDynamicBody(position=position)
-        geom = self.b2.b2CircleShape(radius=size) if shape == "circle" else self.b2.b2PolygonShape(box=size)
+        if shape == "circle":
+            geom = self.b2.b2CircleShape(radius=size)
+        else:
+            geom = self.b2.b2PolygonShape(box=size)
         body.CreateFixture(shape=geom, density=0.05, friction=0.01)
         self.world.CreateFrictionJoint(bodyA=self.base, bodyB=body, maxForce=5.0, maxTorque=2.0)
         return body
 
-    def add_hand(self, position: tuple[float, float], angle: float, half_size: tuple[float, float]) -> Any:
+    def add_hand(
+        self, position: tuple[float, float], angle: float, half_size: tuple[float, float]
+    ) -> Any:
         """A rectangular robot hand (density 0.1, friction 0.1; table friction 2 / 2)."""
         hand = self.world.CreateDynamicBody(position=position, angle=angle)
         hand.CreateFixture(shape=self.b2.b2PolygonShape(box=half_size), density=0.1, friction=0.1)
         self.world.CreateFrictionJoint(bodyA=self.base, bodyB=hand, maxForce=2.0, maxTorque=2.0)
         return hand
 
-    def drive(self, hand: Any, velocity: tuple[float, float], angular_velocity: float = 0.0) -> None:
+    def drive(
+        self, hand: Any, velocity: tuple[float, float], angular_velocity: float = 0.0
+    ) -> None:
         """Proportional control of a hand towards a desired linear and angular velocity."""
         v = hand.linearVelocity
-        force = (hand.mass * (velocity[0] - v[0]) * _FORCE_GAIN, hand.mass * (velocity[1] - v[1]) * _FORCE_GAIN)
+        gain = hand.mass * _FORCE_GAIN
+        force = (gain * (velocity[0] - v[0]), gain * (velocity[1] - v[1]))
         hand.ApplyForce(force, hand.position, True)
         hand.ApplyTorque(hand.mass * (angular_velocity - hand.angularVelocity) * _TORQUE_GAIN, True)
 
@@ -178,7 +188,8 @@ class Push14(Problem):
         _box2d()
         if dim != 14:
             raise ValueError(f"dim of 'push14' must be 14, got {dim}")
-        hand_lo, hand_hi = [-5.0, -5.0, -10.0, -10.0, 2.0, 0.0], [5.0, 5.0, 10.0, 10.0, 30.0, 2 * math.pi]
+        hand_lo = [-5.0, -5.0, -10.0, -10.0, 2.0, 0.0]
+        hand_hi = [5.0, 5.0, 10.0, 10.0, 30.0, 2 * math.pi]
         names = [f"{v}{k}" for k in (1, 2) for v in ("rx", "ry", "vx", "vy", "duration", "angle")]
         super().__init__(
             14,
@@ -194,13 +205,17 @@ class Push14(Problem):
         else:
             self.goals = np.array([[4.0, 3.5], [-4.0, 3.5]])
         #: total initial distance ``d0`` of the objects to their goals
-        self.initial_distance = float(np.linalg.norm(self.goals - np.array(self.starts), axis=1).sum())
+        starts = np.array(self.starts)
+        self.initial_distance = float(np.linalg.norm(self.goals - starts, axis=1).sum())
 
     def simulate(self, x: np.ndarray) -> np.ndarray:
         """Final ``(2, 2)`` positions of the square and the circle for the 14 parameters ``x``."""
         x = [float(v) for v in x]
         table = _Table()
-        objs = [table.add_object("box", (0.5, 0.5), self.starts[0]), table.add_object("circle", 1.0, self.starts[1])]
+        objs = [
+            table.add_object("box", (0.5, 0.5), self.starts[0]),
+            table.add_object("circle", 1.0, self.starts[1]),
+        ]
         hands, plans = [], []
         for k in range(2):
             rx, ry, vx, vy, duration, angle = x[6 * k : 6 * k + 6]

@@ -85,7 +85,8 @@ class LinearPolicyProblem(Problem):
                 f"dim of {self.name!r} must be {n_w} (weights) or {n_w + self.n_actions} "
                 f"(weights and biases), got {dim}"
             )
-        if not (isinstance(bound, (int, float)) and not isinstance(bound, bool) and 0 < bound < np.inf):
+        is_number = isinstance(bound, (int, float)) and not isinstance(bound, bool)
+        if not (is_number and 0 < bound < np.inf):
             raise ValueError(f"bound must be a positive number, got {bound!r}")
         if isinstance(n_episodes, bool) or not isinstance(n_episodes, int) or n_episodes < 1:
             raise ValueError(f"n_episodes must be an integer >= 1, got {n_episodes!r}")
@@ -138,7 +139,8 @@ class LinearPolicyProblem(Problem):
         if fresh:
             key = [self.seed, self._n_calls, 0x72657365]
             self._n_calls += 1
-            return [int(s) for s in np.random.default_rng(key).integers(0, 2**31 - 1, self.n_episodes)]
+            seeds = np.random.default_rng(key).integers(0, 2**31 - 1, self.n_episodes)
+            return [int(s) for s in seeds]
         return [self.seed + k for k in range(self.n_episodes)]
 
     def _evaluate(self, x: np.ndarray) -> tuple[float, Info]:
@@ -150,7 +152,7 @@ class LinearPolicyProblem(Problem):
         return -reward, {"reward": reward, "steps": int(sum(n for _, n in results))}
 
     def evaluate(self, x: np.ndarray) -> tuple[float, Info]:
-        """One evaluation: ``(-reward, {"reward", "steps"})`` (fresh starts if ``random_starts``)."""
+        """One evaluation ``(-reward, {"reward", "steps"})``; fresh starts if ``random_starts``."""
         if not self.random_starts:
             return super().evaluate(x)
         x = self._check_x(x)

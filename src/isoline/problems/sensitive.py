@@ -46,7 +46,7 @@ class SensitiveSamples(Problem):
     """
 
     name = "sensitive-samples"
-    description = "sensitive samples for tamper detection on a digits classifier (NeuralBO stand-in)"
+    description = "sensitive samples detecting a tampered digits classifier (NeuralBO stand-in)"
 
     def __init__(
         self,
@@ -115,7 +115,7 @@ class SensitiveSamples(Problem):
         """Parameters of tampered model number ``index`` (deterministic per seed and index)."""
         rng = np.random.default_rng([self.seed, index, 0x74616D70])
         return {
-            k: v + self.tamper_scale * v.std() * torch.as_tensor(rng.standard_normal(tuple(v.shape)))
+            k: v + self.tamper_scale * v.std() * torch.as_tensor(rng.standard_normal(v.shape))
             for k, v in self.params.items()
         }
 
@@ -125,8 +125,12 @@ class SensitiveSamples(Problem):
         X = np.asarray(X, dtype=float)
         if X.ndim != 2 or X.shape[1] != self.dim or len(X) == 0:
             raise ValueError(f"X must have shape (n >= 1, {self.dim}), got {X.shape}")
-        images = torch.as_tensor(np.stack([self.image(x).reshape(64) for x in X]), dtype=torch.float64)
+        images = np.stack([self.image(x).reshape(64) for x in X])
+        images = torch.as_tensor(images, dtype=torch.float64)
         with torch.no_grad():
             ref = self._probs(self.params, images).argmax(1)
-            hits = [bool((self._probs(self.tampered(m), images).argmax(1) != ref).any()) for m in range(n_models)]
+            hits = [
+                bool((self._probs(self.tampered(m), images).argmax(1) != ref).any())
+                for m in range(n_models)
+            ]
         return float(np.mean(hits))

@@ -114,7 +114,8 @@ class Levy(SyntheticProblem):
     def f(X: np.ndarray) -> np.ndarray:
         W = 1.0 + (X - 1.0) / 4.0
         head = np.sin(np.pi * W[:, 0]) ** 2
-        mid = np.sum((W[:, :-1] - 1.0) ** 2 * (1.0 + 10.0 * np.sin(np.pi * W[:, :-1] + 1.0) ** 2), axis=1)
+        Wh = W[:, :-1]
+        mid = np.sum((Wh - 1.0) ** 2 * (1.0 + 10.0 * np.sin(np.pi * Wh + 1.0) ** 2), axis=1)
         tail = (W[:, -1] - 1.0) ** 2 * (1.0 + np.sin(2.0 * np.pi * W[:, -1]) ** 2)
         return head + mid + tail
 
