@@ -5,7 +5,36 @@ from __future__ import annotations
 import numpy as np
 from scipy.stats import qmc
 
-__all__ = ["INIT_DESIGNS", "initial_design", "sobol", "uniform"]
+__all__ = [
+    "INIT_DESIGNS",
+    "LATTICE_METHODS",
+    "Lattice",
+    "covering_radius_estimate",
+    "initial_design",
+    "lattice_design",
+    "min_pairwise_distance",
+    "rank1_lattice",
+    "sobol",
+    "uniform",
+]
+
+#: names served lazily from :mod:`isoline.designs.lattice` (it imports numba)
+_LATTICE_NAMES = (
+    "LATTICE_METHODS",
+    "Lattice",
+    "covering_radius_estimate",
+    "lattice_design",
+    "min_pairwise_distance",
+    "rank1_lattice",
+)
+
+
+def __getattr__(name: str) -> object:
+    if name in _LATTICE_NAMES:
+        from isoline.designs import lattice
+
+        return getattr(lattice, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 #: initial-design kinds accepted by ``init=``
 INIT_DESIGNS = ("sobol", "random", "lattice")
