@@ -3,4 +3,5 @@
 #: modules whose import registers methods; add new method modules here
 METHOD_MODULES: tuple[str, ...] = (
     "classic",
+    "bkop", "gp_bucb", "gp_ucb_pe", "bull",
 )
