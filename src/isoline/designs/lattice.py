@@ -22,10 +22,11 @@ Search methods of :func:`rank1_lattice`:
 ``alg7``
     Algorithm 7: ``scs`` with ``sweeps`` (paper: 3) from every Algorithm 6 candidate.
 ``best``
-    this module's search: iterated local search (ILS) chains started from the best
-    Algorithm 6 candidates; each round re-draws ``perturb`` random entries of the
-    chain's generator, runs SCS to convergence and keeps the result when it is at least
-    as good. Deterministic for a seed, and never worse than ``alg6``.
+    this module's search: Algorithm 7, then iterated local search (ILS) chains started
+    from its ``chains`` best distinct results; each round re-draws ``perturb`` random
+    entries of the chain's generator, runs SCS to convergence and keeps the result when
+    it is at least as good (so chains also walk along plateaus of the max-min
+    criterion). Deterministic for a seed, and never worse than ``alg7``.
 
 The search kernels are compiled with numba (:mod:`isoline.designs.lattice_search`).
 """
@@ -212,8 +213,8 @@ def _alg7(
 ) -> tuple[np.ndarray, int, dict[str, object]]:
     sweeps = _check_int(sweeps, "sweeps", 1)
     bases = alg6_generators(n, d, n_primes)
-    idx, b, val = ls.alg7_search(bases, n, ls.sq_dist_table(n), sweeps)
-    return b, val, {"starts": int(bases.shape[0]), "start_index": int(idx)}
+    tops, values, starts = ls.alg7_search(bases, n, ls.sq_dist_table(n), sweeps, 1)
+    return tops[0], int(values[0]), {"starts": int(bases.shape[0]), "start_index": int(starts[0])}
 
 
 def _best(
@@ -223,31 +224,34 @@ def _best(
     *,
     n_primes: int = 50,
     chains: int = 4,
-    rounds: int = 3000,
+    rounds: int = 1500,
     perturb: int = 2,
     sweeps: int = 1000,
 ) -> tuple[np.ndarray, int, dict[str, object]]:
-    """ILS chains from the ``chains`` best Algorithm 6 candidates (``rounds`` rounds each,
-    ``perturb`` random entries re-drawn per round, SCS capped at ``sweeps`` sweeps)."""
+    """Algorithm 7 (T = 3), then ILS chains from its ``chains`` best distinct results
+    (``rounds`` rounds each, ``perturb`` random entries re-drawn per round, SCS capped at
+    ``sweeps`` sweeps). Never worse than ``alg7`` with the same ``n_primes``."""
     chains = _check_int(chains, "chains", 1)
     rounds = _check_int(rounds, "rounds", 0)
     perturb = _check_int(perturb, "perturb", 1)
     sweeps = _check_int(sweeps, "sweeps", 1)
     h = ls.sq_dist_table(n)
     bases = alg6_generators(n, d, n_primes)
-    values = ls.min_sq_norms(bases, n, h)
-    order = np.argsort(-values, kind="stable")
+    tops, values, _ = ls.alg7_search(bases, n, h, 3, chains)
     rng = np.random.default_rng(seed)
-    best_b, best_val, best_chain = bases[order[0]].copy(), int(values[order[0]]), -1
-    for c in range(chains):
-        start = bases[order[c % order.size]]
+    best_b, best_val, best_chain = tops[0].copy(), int(values[0]), -1
+    for c in range(tops.shape[0]):
         positions = rng.integers(0, d, size=(rounds, perturb), dtype=np.int64)
         new_values = rng.integers(1, n // 2 + 1, size=(rounds, perturb), dtype=np.int64)
-        b, val = ls.ils_chain(start, n, h, positions, new_values, sweeps)
+        b, val = ls.ils_chain(tops[c], n, h, positions, new_values, sweeps)
         if val > best_val:
             best_b, best_val, best_chain = b, int(val), c
-    info = {"starts": int(bases.shape[0]), "alg6_value": _to_distance(values[order[0]], n),
-            "best_chain": best_chain}
+    info = {
+        "starts": int(bases.shape[0]),
+        "alg7_value": _to_distance(values[0], n),
+        "chains": int(tops.shape[0]),
+        "best_chain": best_chain,
+    }
     return best_b, best_val, info
 
 
@@ -280,7 +284,7 @@ def rank1_lattice(n: int, d: int, method: str = "best", seed: int = 0, **options
             ``alg6``: ``n_primes=50`` (M);
             ``scs``: ``sweeps=150`` (T), ``start=None`` (random) or a ``(d,)`` generator;
             ``alg7``: ``n_primes=50``, ``sweeps=3``;
-            ``best``: ``n_primes=50``, ``chains=4``, ``rounds=3000`` (per chain),
+            ``best``: ``n_primes=50``, ``chains=4``, ``rounds=1500`` (per chain),
             ``perturb=2``, ``sweeps=1000``.
             SCS stops early once a sweep changes nothing (identical result).
 
@@ -291,8 +295,9 @@ def rank1_lattice(n: int, d: int, method: str = "best", seed: int = 0, **options
     Raises:
         ValueError: ``n``/``d`` not integers or too small, unknown method or option.
 
-    Cost: ``best`` runs ``chains * rounds`` SCS searches, each O(sweeps * d * n) with a
-    small constant (branch and bound); at n = 3000, d = 50 that is tens of seconds.
+    Cost: ``alg7`` runs one 3-sweep SCS per Algorithm 6 candidate (about 7,000-12,500 for
+    d = 10..50), ``best`` adds ``chains * rounds`` SCS runs; one sweep is O(d n) with a
+    small constant (branch and bound). At n = 3000, d = 50 each takes tens of seconds.
     """
     n = _check_int(n, "n", 2)
     d = _check_int(d, "d", 1)
@@ -347,11 +352,17 @@ def _numpy_scs(b: np.ndarray, n: int, table: np.ndarray, sweeps: int) -> tuple[n
 @functools.lru_cache(maxsize=128)
 def _design_generator(n: int, d: int) -> tuple[int, ...]:
     """Seed-independent generator used by :func:`lattice_design` (cached)."""
-    if n > _DESIGN_NUMPY_MAX_N:
-        lat = rank1_lattice(n, d, method="best", seed=0, chains=2, rounds=200)
-        return tuple(int(v) for v in lat.generator)
-    m = n // 2
     h = ls.sq_dist_table(n)
+    if n > _DESIGN_NUMPY_MAX_N:
+        # compiled: best Algorithm 6 candidate, then one ILS chain of 200 rounds
+        bases = alg6_generators(n, d)
+        idx, _ = ls.argmax_min_sq_norm(bases, n, h)
+        rng = np.random.default_rng(0)
+        positions = rng.integers(0, d, size=(200, 2), dtype=np.int64)
+        values = rng.integers(1, n // 2 + 1, size=(200, 2), dtype=np.int64)
+        b, _ = ls.ils_chain(bases[idx], n, h, positions, values, 1000)
+        return tuple(int(v) for v in b)
+    m = n // 2
     c = np.arange(m + 1, dtype=np.int64)
     table = h[(c[:, None] * c[None, :]) % n]
     # Korobov candidates a = 1..m scored exactly, then SCS from the 4 best
@@ -373,8 +384,9 @@ def lattice_design(n: int, d: int, seed: int = 0) -> np.ndarray:
 
     The generator maximizes the separation (hence keeps the covering radius small) and
     depends only on ``(n, d)``; it is cached. For ``n <= 256`` it is the best of SCS
-    (pure NumPy) from the four best Korobov generators (milliseconds); larger ``n`` use
-    :func:`rank1_lattice` ``best`` with a small budget (2 chains x 200 rounds). The lattice
+    (pure NumPy) from the four best Korobov generators (milliseconds); larger ``n`` run
+    the compiled search: the best Algorithm 6 candidate, improved by one ILS chain of
+    200 rounds (see ``best``; about 0.2 s at n = 1000, d = 50). The lattice
     is then shifted by ``u ~ U[0, 1)^d`` drawn from ``seed`` modulo 1, so different seeds
     give different designs with the same toroidal separation, and no point sits on the
     corner 0. ``n = 1`` gives the single point ``u``.

@@ -234,22 +234,51 @@ def scs(b0: np.ndarray, n: int, h: np.ndarray, sweeps: int) -> tuple[np.ndarray,
 
 
 @njit(cache=True, nogil=True)
-def alg7_search(bases: np.ndarray, n: int, h: np.ndarray, sweeps: int) -> tuple[int, np.ndarray, int]:
+def alg7_search(
+    bases: np.ndarray, n: int, h: np.ndarray, sweeps: int, keep: int = 1
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Algorithm 7, lines 4-14: SCS (``sweeps`` = T) from every row of ``bases`` ``(K, d)``.
 
-    Returns (index of the winning start row, its improved generator ``(d,)``, value
-    ``n^2 (2 rho)^2``); a later start replaces the incumbent only if strictly better.
+    Returns the ``keep`` best distinct improved generators ``(keep', d)``, their values
+    ``n^2 (2 rho)^2`` ``(keep',)`` (descending) and start indices ``(keep',)``, with
+    ``keep' <= keep`` (fewer if fewer distinct results). Row 0 is Algorithm 7's answer: a
+    later start replaces an earlier one only if strictly better.
     """
-    best_val = -1
-    best_idx = -1
-    best_b = bases[0] % n
+    d = bases.shape[1]
+    top_b = np.zeros((keep, d), dtype=np.int64)
+    top_v = np.full(keep, -1, dtype=np.int64)
+    top_i = np.full(keep, -1, dtype=np.int64)
+    count = 0
     for r in range(bases.shape[0]):
         b, v, _ = scs(bases[r], n, h, sweeps)
-        if v > best_val:
-            best_val = v
-            best_idx = r
-            best_b = b
-    return best_idx, best_b, best_val
+        if count == keep and v <= top_v[keep - 1]:
+            continue
+        duplicate = False
+        for k in range(count):
+            if top_v[k] == v:
+                same = True
+                for j in range(d):
+                    if top_b[k, j] != b[j]:
+                        same = False
+                        break
+                if same:
+                    duplicate = True
+                    break
+        if duplicate:
+            continue
+        pos = count if count < keep else keep - 1
+        while pos > 0 and top_v[pos - 1] < v:
+            if pos < keep:
+                top_b[pos] = top_b[pos - 1]
+                top_v[pos] = top_v[pos - 1]
+                top_i[pos] = top_i[pos - 1]
+            pos -= 1
+        top_b[pos] = b
+        top_v[pos] = v
+        top_i[pos] = r
+        if count < keep:
+            count += 1
+    return top_b[:count], top_v[:count], top_i[:count]
 
 
 @njit(cache=True, nogil=True)
