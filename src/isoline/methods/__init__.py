@@ -4,4 +4,8 @@
 METHOD_MODULES: tuple[str, ...] = (
     "classic",
     "bkop", "gp_bucb", "gp_ucb_pe", "bull",
+    "neuralbo",
+    "neural_greedy",
+    "dngo",
+    "rf_ei",
 )

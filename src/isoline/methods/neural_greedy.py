@@ -1,0 +1,132 @@
+"""NeuralGreedy: fit a network to randomly perturbed observations, query its argmin.
+
+Paria, Poczos, Ravikumar, Schneider & Suggala, "Be greedy: a simple algorithm for
+blackbox optimization using neural networks", ICML 2022 workshop on Adaptive Experimental
+Design; used as a baseline in the NeuralBO paper (§7, ``papers/neuralbo.txt``).
+
+Each iteration: perturb the standardized observations, ``y~_i = y_i + noise * xi_i`` with
+fresh ``xi_i ~ N(0, 1)``; fit the network (the same ``sqrt(m) W_2 relu(W_1 x)`` as NeuralBO,
+:mod:`isoline.models.neural`, width 500, Adam with step 1e-3, as the NeuralBO authors'
+NeuralGreedy configuration) warm-started from the previous fit; return the network's
+argmin, found over ``n_candidates`` scrambled Sobol points and polished by L-BFGS-B from
+the ``n_refine`` best. The perturbation is the only exploration (the NeuralBO paper's
+criticism of the method). Batches: ``q`` independent perturbations and fits.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from isoline.designs import sobol
+from isoline.methods.base import Method
+from isoline.methods.neuralbo import check_count, check_positive, standardize, torch_generator
+from isoline.models.neural import (
+    DTYPE,
+    fit_network,
+    init_weights,
+    network_forward,
+    network_inputs,
+    refine_minimizers,
+)
+from isoline.registry import register
+
+__all__ = ["NeuralGreedy"]
+
+
+@register
+class NeuralGreedy(Method):
+    """Greedy argmin of a network fitted to perturbed targets; see the module docstring.
+
+    Options:
+        width: hidden width ``m`` (500).
+        depth: number of weight layers (2).
+        lr: Adam step size (1e-3).
+        epochs: training epochs per fit (20).
+        train_batch_size: minibatch size (50).
+        lam: pull ``m lam/2 ||theta - theta_0||^2`` towards the initial weights (0.01).
+        noise: standard deviation of the target perturbation, in units of the
+            standard deviation of ``y`` (0.1).
+        n_candidates: Sobol candidates scanned for the argmin (10,000).
+        n_refine: candidates polished by L-BFGS-B (5; 0 turns refinement off).
+    """
+
+    name = "neural-greedy"
+    family = "neural"
+    paper = "Paria et al., Be greedy (ICML 2022 AEDAR workshop); NeuralBO paper §7"
+
+    def __init__(
+        self,
+        dim: int,
+        *,
+        width: int = 500,
+        depth: int = 2,
+        lr: float = 1e-3,
+        epochs: int = 20,
+        train_batch_size: int = 50,
+        lam: float = 0.01,
+        noise: float = 0.1,
+        n_candidates: int = 10_000,
+        n_refine: int = 5,
+        **common: object,
+    ) -> None:
+        self.width = check_count(width, "width", 1)
+        self.depth = check_count(depth, "depth", 1)
+        self.lr = check_positive(lr, "lr")
+        self.epochs = check_count(epochs, "epochs", 1)
+        self.train_batch_size = check_count(train_batch_size, "train_batch_size", 1)
+        self.lam = check_positive(lam, "lam")
+        self.noise = check_positive(noise, "noise")
+        self.n_candidates = check_count(n_candidates, "n_candidates", 1)
+        self.n_refine = check_count(n_refine, "n_refine", 0)
+        super().__init__(dim, **common)  # type: ignore[arg-type]
+        gen = torch_generator(np.random.default_rng([self.seed, 0x4E47]))
+        self._weights0 = init_weights(self.dim + 1, self.width, self.depth, gen)
+        self._weights = [w.clone() for w in self._weights0]
+        self.current_lr = self.lr
+        self.n_divergences = 0
+
+    def propose(self, q: int) -> np.ndarray:
+        X, y = self.data()
+        Z = network_inputs(X)
+        ys = standardize(y)
+        cand = sobol(self.n_candidates, self.dim, seed=int(self.rng.integers(2**31)))
+        Zc = network_inputs(cand)
+        out = np.empty((q, self.dim))
+        start = self._weights
+        for j in range(q):
+            target = ys + self.noise * self.rng.standard_normal(len(ys))
+            weights, report = fit_network(
+                start, self._weights0, Z, torch.as_tensor(target, dtype=DTYPE),
+                lam=self.lam, lr=self.current_lr, epochs=self.epochs,
+                batch_size=self.train_batch_size, generator=torch_generator(self.rng),
+                optimizer="adam",
+            )
+            self.current_lr = report.lr
+            self.n_divergences += report.n_failures
+            if j == 0:
+                self._weights = weights  # warm start of the next iteration
+            out[j] = self._argmin(weights, cand, Zc, out[:j])
+        return out
+
+    def _argmin(
+        self, weights: list[torch.Tensor], cand: np.ndarray, Zc: torch.Tensor, taken: np.ndarray
+    ) -> np.ndarray:
+        with torch.no_grad():
+            pred = network_forward(weights, Zc).numpy()
+        pred = np.where(np.isfinite(pred), pred, np.inf)
+        for x in taken:  # do not repeat a point of this batch
+            pred[np.all(cand == x, axis=1)] = np.inf
+        top = np.argsort(pred, kind="stable")[: max(self.n_refine, 1)]
+        best = cand[top[0]]
+        if self.n_refine == 0:
+            return best
+
+        def net(Xb: torch.Tensor) -> torch.Tensor:
+            return network_forward(weights, network_inputs(Xb))
+
+        Xr, f = refine_minimizers(net, torch.as_tensor(cand[top], dtype=DTYPE))
+        x = Xr.numpy()[int(torch.argmin(f))]
+        if any(np.array_equal(x, p) for p in taken):
+            return best
+        return x

@@ -1,0 +1,190 @@
+"""NeuralBO: Thompson sampling with a wide ReLU network and its NTK variance.
+
+Phan-Trong, Tran-The & Gupta, "NeuralBO: A black-box optimization algorithm using deep
+neural networks", Neurocomputing 2023 (``papers/neuralbo.txt``), Algorithm 1 (NeuralBO) and
+Algorithm 2 (TrainNN); model pieces in :mod:`isoline.models.neural`.
+
+One iteration (Algorithm 1, lines 3-7, for ``t`` observations):
+
+1. TrainNN (Alg. 2): fit ``h(x; theta)`` to the standardized observations with the
+   regularizer ``m lambda/2 ||theta - theta_0||^2`` by minibatch SGD. Training continues from
+   the previous ``theta_{t-1}`` (as the authors' code does) rather than from ``theta_0``;
+   the regularizer still pulls towards ``theta_0``. A diverging run is undone and redone
+   with a smaller step (:func:`isoline.models.neural.fit_network`).
+2. Line 3: ``sigma_t^2(x) = lambda g(x; theta_0)^T U^{-1} g(x; theta_0) / m``, ``U`` built from
+   every evaluated point (line 7), computed exactly in the cheaper of the primal and the
+   Woodbury/empirical-NTK forms (:class:`isoline.models.neural.NTKVariance`).
+3. Lines 4-5: draw ``f~(x) ~ N(h(x; theta_t), nu^2 sigma_t^2(x))`` independently at
+   ``n_candidates`` scrambled Sobol points (authors: 50,000) and take its optimum.
+   isoline minimizes, so ``h`` is fitted to ``y`` itself and the sample's *argmin* is taken:
+   this is the paper's ``argmax`` of the sample for ``-f`` (the Gaussian is symmetric).
+4. Local refinement (not in the paper's pseudocode): the ``n_refine`` best candidates of the
+   sample are polished by L-BFGS-B on ``h(x) + nu eps_k sigma_t(x)``, the sample with the
+   candidate's standard-normal draw ``eps_k`` frozen (a lower-confidence bound with a
+   random weight); the best polished point is proposed.
+
+Batches: the ``q`` points are argmins of ``q`` independent samples over the same candidate
+set (a candidate is never taken twice).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import torch
+
+from isoline.designs import sobol
+from isoline.methods.base import Method
+from isoline.models.neural import (
+    DTYPE,
+    NTKVariance,
+    fit_network,
+    init_weights,
+    network_forward,
+    network_inputs,
+    refine_minimizers,
+)
+from isoline.registry import register
+
+__all__ = ["NeuralBO", "check_positive", "check_count", "standardize"]
+
+
+def check_positive(value: object, name: str) -> float:
+    """``value`` as a finite float ``> 0``; TypeError/ValueError naming ``name`` otherwise."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a number > 0, got {value!r}")
+    if not (math.isfinite(float(value)) and value > 0):
+        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
+    return float(value)
+
+
+def check_count(value: object, name: str, minimum: int) -> int:
+    """``value`` as an int ``>= minimum``; TypeError/ValueError naming ``name`` otherwise."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    if value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def standardize(y: np.ndarray) -> np.ndarray:
+    """``(y - mean) / std``; a constant ``y`` is only centred."""
+    std = float(np.std(y))
+    return (y - np.mean(y)) / (std if std > 0 else 1.0)
+
+
+def torch_generator(rng: np.random.Generator) -> torch.Generator:
+    """A torch generator seeded from the method's NumPy generator."""
+    return torch.Generator().manual_seed(int(rng.integers(2**62)))
+
+
+@register
+class NeuralBO(Method):
+    """NeuralBO (Algorithms 1-2 of the NeuralBO paper); see the module docstring.
+
+    Options (paper defaults, §7):
+        width: hidden width ``m`` (500).
+        depth: number of weight layers ``L`` (2: ``h = sqrt(m) W_2 relu(W_1 x)``).
+        lr: SGD step size ``eta`` (1e-3).
+        epochs: training epochs per iteration (50).
+        train_batch_size: SGD minibatch size (50).
+        lam: regularization ``lambda`` (0.01), also the ridge of ``U``.
+        nu: exploration scale ``nu`` (paper: grid {0.1, 1, 10}; default 1).
+        n_candidates: Sobol candidates per iteration (50,000 as the authors' code).
+        n_refine: candidates per sample polished by L-BFGS-B (0 turns refinement off).
+    """
+
+    name = "neuralbo"
+    family = "neural"
+    paper = "Phan-Trong, Tran-The & Gupta, NeuralBO, Neurocomputing 2023 (Alg. 1-2)"
+
+    def __init__(
+        self,
+        dim: int,
+        *,
+        width: int = 500,
+        depth: int = 2,
+        lr: float = 1e-3,
+        epochs: int = 50,
+        train_batch_size: int = 50,
+        lam: float = 0.01,
+        nu: float = 1.0,
+        n_candidates: int = 50_000,
+        n_refine: int = 5,
+        **common: object,
+    ) -> None:
+        self.width = check_count(width, "width", 1)
+        self.depth = check_count(depth, "depth", 1)
+        self.lr = check_positive(lr, "lr")
+        self.epochs = check_count(epochs, "epochs", 1)
+        self.train_batch_size = check_count(train_batch_size, "train_batch_size", 1)
+        self.lam = check_positive(lam, "lam")
+        self.nu = check_positive(nu, "nu")
+        self.n_candidates = check_count(n_candidates, "n_candidates", 1)
+        self.n_refine = check_count(n_refine, "n_refine", 0)
+        super().__init__(dim, **common)  # type: ignore[arg-type]
+        gen = torch_generator(np.random.default_rng([self.seed, 0x4E42]))
+        self._weights0 = init_weights(self.dim + 1, self.width, self.depth, gen)
+        self._weights = [w.clone() for w in self._weights0]
+        #: current SGD step; divided by 10 after each divergence
+        self.current_lr = self.lr
+        #: number of diverged training runs so far (each one undone)
+        self.n_divergences = 0
+
+    def propose(self, q: int) -> np.ndarray:
+        X, y = self.data()
+        Z = network_inputs(X)
+        ys = torch.as_tensor(standardize(y), dtype=DTYPE)
+        # Algorithm 2 (TrainNN), warm-started, with divergence recovery
+        self._weights, report = fit_network(
+            self._weights, self._weights0, Z, ys, lam=self.lam, lr=self.current_lr,
+            epochs=self.epochs, batch_size=self.train_batch_size,
+            generator=torch_generator(self.rng),
+        )
+        self.current_lr = report.lr
+        self.n_divergences += report.n_failures
+        # Algorithm 1, line 3 (U from all evaluated points, line 7)
+        variance = NTKVariance(self._weights0, Z, self.lam)
+        cand = sobol(self.n_candidates, self.dim, seed=int(self.rng.integers(2**31)))
+        Zc = network_inputs(cand)
+        with torch.no_grad():
+            mu = _finite(network_forward(self._weights, Zc).numpy(), 0.0)
+            sd = np.sqrt(_finite(variance(Zc).numpy(), 0.0))
+        chosen: list[int] = []
+        out = np.empty((q, self.dim))
+        for j in range(q):
+            eps = self.rng.standard_normal(len(cand))
+            sample = mu + self.nu * sd * eps  # lines 4-5: one Thompson sample, minimized
+            sample[chosen] = np.inf
+            k = min(max(self.n_refine, 1), len(cand) - len(chosen))
+            top = np.argsort(sample, kind="stable")[:k]
+            chosen.append(int(top[0]))
+            out[j] = cand[top[0]]
+            if self.n_refine > 0:
+                x = self._refine(cand[top], eps[top], variance)
+                if x is not None and not any(np.array_equal(x, p) for p in out[:j]):
+                    out[j] = x
+        return out
+
+    def _refine(
+        self, starts: np.ndarray, eps: np.ndarray, variance: NTKVariance
+    ) -> np.ndarray | None:
+        """Polish starts on ``h(x) + nu eps_k sigma(x)`` (frozen draw); best point or None."""
+        weights, nu = self._weights, self.nu
+        e = torch.as_tensor(eps, dtype=DTYPE)
+
+        def frozen_sample(Xb: torch.Tensor) -> torch.Tensor:
+            Zb = network_inputs(Xb)
+            sd = (variance(Zb) + 1e-12).sqrt()
+            return network_forward(weights, Zb) + nu * e * sd
+
+        X, f = refine_minimizers(frozen_sample, torch.as_tensor(starts, dtype=DTYPE))
+        f = f.numpy()
+        if not np.isfinite(f).any():
+            return None
+        return X.numpy()[int(np.nanargmin(np.where(np.isfinite(f), f, np.nan)))]
+
+
+def _finite(a: np.ndarray, fill: float) -> np.ndarray:
+    return np.where(np.isfinite(a), a, fill)
