@@ -3,6 +3,7 @@
 #: modules whose import registers methods; add new method modules here
 METHOD_MODULES: tuple[str, ...] = (
     "classic",
+    "gp_bo",
     "bkop", "gp_bucb", "gp_ucb_pe", "bull",
     "neuralbo",
     "neural_greedy",

@@ -1,0 +1,177 @@
+"""Acquisition optimization shared by every GP method: :func:`maximize`.
+
+A thin, validated layer over BoTorch's ``optimize_acqf`` (multi-start L-BFGS-B from
+Boltzmann-sampled Sobol raw points, Balandat et al. 2020, BoTorch §4/Appendix) that
+
+* takes ``d`` and optional ``(2, d)`` bounds inside the unit cube (default: the cube),
+* returns numpy ``(q, d)`` candidates and the acquisition value of the whole batch,
+* is deterministic given torch's global generator, so call it inside
+  :meth:`isoline.methods.base.Method.torch_rng`,
+* falls back to the best of ``raw_samples`` scrambled Sobol points when the gradient
+  optimizer fails (numerical error or non-finite result).
+
+BoTorch maximizes: pass acquisition functions of the negated objective.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Mapping
+
+import numpy as np
+import torch
+from botorch.acquisition import AcquisitionFunction
+from botorch.exceptions.warnings import BadInitialCandidatesWarning, OptimizationWarning
+from botorch.optim import optimize_acqf
+from torch.quasirandom import SobolEngine
+
+__all__ = ["maximize", "unit_bounds"]
+
+DTYPE = torch.float64
+#: raw points evaluated per call in the fallback search
+_CHUNK = 1024
+
+
+def unit_bounds(d: int) -> torch.Tensor:
+    """``(2, d)`` bounds of the unit cube (float64)."""
+    return torch.stack([torch.zeros(d, dtype=DTYPE), torch.ones(d, dtype=DTYPE)])
+
+
+def maximize(
+    acqf: AcquisitionFunction,
+    d: int,
+    q: int = 1,
+    *,
+    bounds: np.ndarray | None = None,
+    num_restarts: int = 10,
+    raw_samples: int = 512,
+    sequential: bool = False,
+    fixed_features: Mapping[int, float] | None = None,
+    initial_conditions: np.ndarray | None = None,
+    options: Mapping[str, object] | None = None,
+) -> tuple[np.ndarray, float]:
+    """Maximize ``acqf`` over ``q`` points in a box of ``[0, 1]^d``.
+
+    Args:
+        acqf: a BoTorch acquisition function (maximized).
+        d: input dimension.
+        q: number of points; joint optimization unless ``sequential`` (greedy, one
+            point at a time with the earlier ones pending).
+        bounds: ``(2, d)`` lower/upper rows inside ``[0, 1]``; ``None`` = unit cube.
+        num_restarts: L-BFGS-B starts.
+        raw_samples: Sobol points scored to choose the starts (and for the fallback).
+        fixed_features: ``{column: value}`` held fixed.
+        initial_conditions: ``(num_restarts, q, d)`` starting points instead of raw
+            sampling (e.g. the best of a candidate set).
+        options: passed to ``optimize_acqf`` (e.g. ``{"maxiter": 200, "batch_limit": 5}``).
+
+    Returns:
+        ``X (q, d)`` numpy array and the acquisition value of the batch ``acqf(X)``.
+    """
+    d = _check_int(d, "d")
+    q = _check_int(q, "q")
+    num_restarts = _check_int(num_restarts, "num_restarts")
+    raw_samples = _check_int(raw_samples, "raw_samples")
+    B = _check_bounds(bounds, d)
+    ff = _check_fixed(fixed_features, B)
+    ics = None
+    if initial_conditions is not None:
+        ics = torch.as_tensor(np.asarray(initial_conditions, dtype=float), dtype=DTYPE)
+        if ics.ndim != 3 or ics.shape[1:] != (q, d):
+            raise ValueError(
+                f"initial_conditions must have shape (restarts, {q}, {d}), got {tuple(ics.shape)}"
+            )
+        ics = torch.max(torch.min(ics, B[1]), B[0])
+    opts = dict(options or {})
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", OptimizationWarning)
+            warnings.simplefilter("ignore", BadInitialCandidatesWarning)
+            warnings.filterwarnings("ignore", message="Optimization failed", category=RuntimeWarning)
+            X, _ = optimize_acqf(
+                acqf,
+                bounds=B,
+                q=q,
+                num_restarts=num_restarts if ics is None else ics.shape[0],
+                raw_samples=None if ics is not None else raw_samples,
+                options=opts,
+                fixed_features=ff,
+                sequential=sequential and q > 1,
+                batch_initial_conditions=ics,
+            )
+        X = X.detach().reshape(q, d)
+        value = _value(acqf, X)
+        if torch.isfinite(X).all() and math.isfinite(value):
+            return X.numpy().copy(), value
+    except RuntimeError:  # numerical failures (NotPSDError, NanError, gradient errors)
+        pass
+    return _best_raw(acqf, B, q, raw_samples, ff)
+
+
+def _value(acqf: AcquisitionFunction, X: torch.Tensor) -> float:
+    with torch.no_grad():
+        return float(acqf(X.unsqueeze(0)).reshape(-1)[0])
+
+
+def _best_raw(
+    acqf: AcquisitionFunction,
+    B: torch.Tensor,
+    q: int,
+    raw_samples: int,
+    ff: dict[int, float] | None,
+) -> tuple[np.ndarray, float]:
+    """Best finite of ``raw_samples`` scrambled Sobol ``q``-batches in the box."""
+    d = B.shape[1]
+    seed = int(torch.randint(2**31 - 1, (1,)))
+    U = SobolEngine(q * d, scramble=True, seed=seed).draw(raw_samples, dtype=DTYPE)
+    Xr = (B[0] + (B[1] - B[0]) * U.reshape(raw_samples, q, d))
+    for j, v in (ff or {}).items():
+        Xr[..., j] = v
+    vals = []
+    with torch.no_grad():
+        for chunk in Xr.split(_CHUNK):
+            try:
+                vals.append(acqf(chunk).reshape(-1))
+            except RuntimeError:
+                vals.append(torch.full((len(chunk),), float("nan"), dtype=DTYPE))
+    v = torch.cat(vals)
+    v = torch.where(torch.isfinite(v), v, torch.full_like(v, -math.inf))
+    i = int(torch.argmax(v))
+    if not math.isfinite(float(v[i])):
+        raise RuntimeError("acquisition function is not finite at any raw sample")
+    return Xr[i].numpy().copy(), float(v[i])
+
+
+def _check_int(v: object, name: str) -> int:
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+        raise TypeError(f"{name} must be a positive integer, got {v!r}")
+    if v < 1:
+        raise ValueError(f"{name} must be >= 1, got {v}")
+    return int(v)
+
+
+def _check_bounds(bounds: np.ndarray | None, d: int) -> torch.Tensor:
+    if bounds is None:
+        return unit_bounds(d)
+    B = np.asarray(bounds, dtype=float)
+    if B.shape != (2, d) or not np.all(np.isfinite(B)):
+        raise ValueError(f"bounds must be a finite (2, {d}) array, got shape {B.shape}")
+    if np.any(B[0] >= B[1]) or np.any(B[0] < -1e-12) or np.any(B[1] > 1 + 1e-12):
+        raise ValueError("bounds must satisfy 0 <= lower < upper <= 1 in every column")
+    return torch.as_tensor(np.clip(B, 0.0, 1.0), dtype=DTYPE)
+
+
+def _check_fixed(ff: Mapping[int, float] | None, B: torch.Tensor) -> dict[int, float] | None:
+    if ff is None:
+        return None
+    d = B.shape[1]
+    out: dict[int, float] = {}
+    for j, v in dict(ff).items():
+        if isinstance(j, bool) or not isinstance(j, (int, np.integer)) or not 0 <= j < d:
+            raise ValueError(f"fixed_features keys must be column indices in 0..{d - 1}, got {j!r}")
+        v = float(v)
+        if not float(B[0, j]) <= v <= float(B[1, j]):
+            raise ValueError(f"fixed_features[{j}] = {v} is outside the bounds of column {j}")
+        out[int(j)] = v
+    return out

@@ -1,0 +1,250 @@
+"""Classic GP Bayesian optimization: expected improvement, UCB and Thompson sampling.
+
+All three refit a GP (:func:`isoline.models.gp.fit_gp`) to every observation at each
+``propose`` and maximize an acquisition function with :func:`isoline.acquisition.maximize`.
+isoline minimizes while BoTorch maximizes, so the GP is fitted to ``-y``: maximizing an
+acquisition of ``-f`` minimizes ``f``. Failed evaluations are imputed with the worst
+value seen (:meth:`Method.data`).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import torch
+from botorch.acquisition import (
+    LogExpectedImprovement,
+    UpperConfidenceBound,
+    qLogExpectedImprovement,
+    qUpperConfidenceBound,
+)
+from botorch.acquisition.thompson_sampling import PathwiseThompsonSampling
+from torch.quasirandom import SobolEngine
+
+from isoline.acquisition import maximize
+from isoline.methods.base import Method
+from isoline.models.gp import GP, KERNELS, fit_gp
+from isoline.registry import register
+
+__all__ = ["GPEI", "GPUCB", "GPTS", "srinivas_beta"]
+
+
+class _GPMethod(Method):
+    """Shared options and model fitting of the GP methods.
+
+    Options:
+        kernel: ``"matern52"`` or ``"rbf"`` (ARD), see :func:`isoline.models.gp.fit_gp`.
+        num_restarts: L-BFGS-B starts of the acquisition optimizer.
+        raw_samples: Sobol points scored to pick those starts.
+    """
+
+    family = "GP BO"
+
+    def __init__(
+        self,
+        dim: int,
+        *,
+        kernel: str = "matern52",
+        num_restarts: int = 10,
+        raw_samples: int = 512,
+        **common: object,
+    ) -> None:
+        super().__init__(dim, **common)
+        if kernel not in KERNELS:
+            raise ValueError(f"kernel must be one of {KERNELS}, got {kernel!r}")
+        for name, v in (("num_restarts", num_restarts), ("raw_samples", raw_samples)):
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+                raise ValueError(f"{name} must be a positive integer, got {v!r}")
+        self.kernel = kernel
+        self.num_restarts = int(num_restarts)
+        self.raw_samples = int(raw_samples)
+
+    def _fit_negated(self) -> tuple[GP, np.ndarray]:
+        """GP of ``-y`` on all data (failures imputed); returns it and ``-y``."""
+        X, y = self.data()
+        return fit_gp(X, -y, kernel=self.kernel), -y
+
+    def _maximize(self, acqf: object, q: int, sequential: bool = False) -> np.ndarray:
+        X, _ = maximize(
+            acqf,
+            self.dim,
+            q,
+            num_restarts=self.num_restarts,
+            raw_samples=self.raw_samples,
+            sequential=sequential,
+        )
+        return X
+
+
+@register
+class GPEI(_GPMethod):
+    """GP-EI: maximize log expected improvement (Jones et al. 1998; LogEI of Ament et al. 2023).
+
+    ``q = 1`` uses analytic ``LogExpectedImprovement``; ``q > 1`` uses Monte-Carlo
+    ``qLogExpectedImprovement`` optimized jointly over the batch. The incumbent is the best
+    observed value.
+    """
+
+    name = "gp-ei"
+    paper = "Jones et al., J. Glob. Optim. 1998; Ament et al., NeurIPS 2023 (LogEI)"
+
+    def propose(self, q: int) -> np.ndarray:
+        with self.torch_rng():
+            gp, ny = self._fit_negated()
+            best = float(ny.max())
+            if q == 1:
+                acqf = LogExpectedImprovement(gp.model, best_f=best)
+            else:
+                acqf = qLogExpectedImprovement(gp.model, best_f=best)
+            return self._maximize(acqf, q)
+
+
+def srinivas_beta(t: int, d: int, delta: float = 0.1) -> float:
+    """GP-UCB exploration weight ``beta_t = 2 log(d t^2 pi^2 / (6 delta))``.
+
+    Srinivas et al. 2010, Theorem 1 (``|D|`` replaced by ``d``, as in Brochu et al. 2010,
+    §2.3); the UCB is ``mu + sqrt(beta_t) sigma``. ``t >= 1`` counts evaluations.
+    """
+    if t < 1 or d < 1 or not 0 < delta < 1:
+        raise ValueError(f"need t >= 1, d >= 1 and 0 < delta < 1, got {t}, {d}, {delta}")
+    return 2.0 * math.log(d * t**2 * math.pi**2 / (6.0 * delta))
+
+
+@register
+class GPUCB(_GPMethod):
+    """GP-UCB (Srinivas et al. 2010) on ``-f``: maximize ``mu(x) + sqrt(beta) sigma(x)``.
+
+    ``q = 1`` uses analytic ``UpperConfidenceBound``; ``q > 1`` uses BoTorch's MC
+    ``qUpperConfidenceBound`` (Wilson et al. 2017), optimized jointly.
+
+    Options:
+        beta: ``"srinivas"`` for :func:`srinivas_beta` with ``t`` = evaluations so far + 1,
+            or a positive float for a constant ``beta``.
+        delta: confidence parameter of the Srinivas schedule, in (0, 1).
+    """
+
+    name = "gp-ucb"
+    paper = "Srinivas et al., ICML 2010 (GP-UCB)"
+
+    def __init__(
+        self,
+        dim: int,
+        *,
+        beta: float | str = "srinivas",
+        delta: float = 0.1,
+        kernel: str = "matern52",
+        num_restarts: int = 10,
+        raw_samples: int = 512,
+        **common: object,
+    ) -> None:
+        super().__init__(
+            dim, kernel=kernel, num_restarts=num_restarts, raw_samples=raw_samples, **common
+        )
+        if isinstance(beta, str):
+            if beta != "srinivas":
+                raise ValueError(f"beta must be 'srinivas' or a positive float, got {beta!r}")
+        elif isinstance(beta, bool) or not isinstance(beta, (int, float)) or not beta > 0:
+            raise ValueError(f"beta must be 'srinivas' or a positive float, got {beta!r}")
+        if isinstance(delta, bool) or not isinstance(delta, (int, float)) or not 0 < delta < 1:
+            raise ValueError(f"delta must be a float in (0, 1), got {delta!r}")
+        self.beta = beta if isinstance(beta, str) else float(beta)
+        self.delta = float(delta)
+
+    def current_beta(self) -> float:
+        """The ``beta`` used for the next proposal."""
+        if self.beta == "srinivas":
+            return srinivas_beta(len(self.y) + 1, self.dim, self.delta)
+        return float(self.beta)
+
+    def propose(self, q: int) -> np.ndarray:
+        beta = self.current_beta()
+        with self.torch_rng():
+            gp, _ = self._fit_negated()
+            if q == 1:
+                acqf = UpperConfidenceBound(gp.model, beta=beta)
+            else:
+                acqf = qUpperConfidenceBound(gp.model, beta=beta)
+            return self._maximize(acqf, q)
+
+
+@register
+class GPTS(_GPMethod):
+    """GP Thompson sampling (Thompson 1933; GP-TS of Chowdhury & Gopalan 2017).
+
+    Each of the ``q`` batch points maximizes its own posterior sample of ``-f``, drawn
+    as a pathwise (Matheron-rule, random-Fourier-feature) sample (Wilson et al. 2020,
+    BoTorch ``PathwiseThompsonSampling``). A sample is maximized over ``n_candidates``
+    scrambled Sobol points, then refined by L-BFGS-B from the best candidate
+    (``refine=True``). Points repeated within a batch are replaced by that sample's
+    best unused candidate.
+
+    Options:
+        n_candidates: Sobol candidates per proposal.
+        refine: polish each sample's best candidate with L-BFGS-B.
+    """
+
+    name = "gp-ts"
+    paper = "Chowdhury & Gopalan, ICML 2017 (GP-TS); Wilson et al., ICML 2020 (pathwise)"
+
+    def __init__(
+        self,
+        dim: int,
+        *,
+        n_candidates: int = 5000,
+        refine: bool = True,
+        kernel: str = "matern52",
+        num_restarts: int = 10,
+        raw_samples: int = 512,
+        **common: object,
+    ) -> None:
+        super().__init__(
+            dim, kernel=kernel, num_restarts=num_restarts, raw_samples=raw_samples, **common
+        )
+        if isinstance(n_candidates, bool) or not isinstance(n_candidates, (int, np.integer)):
+            raise TypeError(f"n_candidates must be an integer, got {n_candidates!r}")
+        if n_candidates < 1:
+            raise ValueError(f"n_candidates must be >= 1, got {n_candidates}")
+        if not isinstance(refine, bool):
+            raise TypeError(f"refine must be True or False, got {refine!r}")
+        self.n_candidates = int(n_candidates)
+        self.refine = refine
+
+    def propose(self, q: int) -> np.ndarray:
+        with self.torch_rng():
+            gp, _ = self._fit_negated()
+            acqf = PathwiseThompsonSampling(gp.model)
+            seed = int(torch.randint(2**31 - 1, (1,)))
+            C = SobolEngine(self.dim, scramble=True, seed=seed).draw(
+                self.n_candidates, dtype=torch.float64
+            )
+            with torch.no_grad():
+                # (N, q): value of sample path j at candidate i; the first call draws
+                # q independent sample paths
+                vals = acqf._pathwise_forward(C.unsqueeze(1).expand(-1, q, -1))
+            order = torch.argsort(vals, dim=0, descending=True)  # per path, best first
+            X0 = C[order[0]]  # (q, d)
+            if self.refine:
+                X, _ = maximize(acqf, self.dim, q, initial_conditions=X0.unsqueeze(0).numpy())
+                # keep a refined point only if its own path value did not get worse
+                with torch.no_grad():
+                    v_new = acqf._pathwise_forward(torch.as_tensor(X).unsqueeze(0)).reshape(-1)
+                    v_old = acqf._pathwise_forward(X0.unsqueeze(0)).reshape(-1)
+                X = np.where((v_new >= v_old).numpy()[:, None], X, X0.numpy())
+            else:
+                X = X0.numpy().copy()
+            return _dedupe(X, C.numpy(), order.numpy())
+
+
+def _dedupe(X: np.ndarray, C: np.ndarray, order: np.ndarray, tol: float = 1e-9) -> np.ndarray:
+    """Replace points of ``X (q, d)`` repeating an earlier one by the next best candidate.
+
+    ``order[:, j]`` ranks the candidates ``C`` for sample path ``j``.
+    """
+    X = X.copy()
+    for j in range(1, len(X)):
+        rank = 0
+        while np.any(np.max(np.abs(X[:j] - X[j]), axis=1) <= tol) and rank + 1 < len(C):
+            rank += 1
+            X[j] = C[order[rank, j]]
+    return X

@@ -1,0 +1,374 @@
+"""Exact GP regression on unit-cube inputs, built on BoTorch's ``SingleTaskGP``.
+
+Every GP-based method in isoline fits its surrogate through :func:`fit_gp`. The model is
+a zero/constant-mean GP with an ARD RBF or Matern-5/2 kernel on standardized outputs
+(BoTorch's ``Standardize`` outcome transform), in float64. Hyperparameters are learned by
+maximizing the marginal likelihood with ``fit_gpytorch_mll`` under BoTorch's default
+priors (dimension-scaled log-normal lengthscale prior and log-normal noise prior of
+Hvarfner et al. 2024, "Vanilla Bayesian optimization performs great in high dimensions"),
+or fixed by the caller, as the local-BO papers do (GIBO, Mueller et al. 2021, §4.1; MPD,
+Nguyen et al. 2022; MinUCB, DESIGN.md §4.3).
+
+Units: the wrapper :class:`GP` answers in the units of ``y``. Fixed hyperparameters are
+given in those units too (``noise`` and ``outputscale`` are variances of ``y``); they are
+divided by the standardization variance internally.
+
+The gradient posterior (:meth:`GP.gradient_posterior`) is the joint Gaussian of
+``grad f(x)`` given the data, from the kernel's derivatives (Rasmussen & Williams 2006,
+§9.4): mean ``dk(x, X)/dx^T alpha`` and covariance
+``d^2k(x, x')/dx dx'|_{x'=x} - dk(x, X)/dx^T K^-1 dk(X, x)/dx``.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import torch
+from botorch.exceptions.errors import ModelFittingError
+from botorch.fit import fit_gpytorch_mll
+from botorch.models import SingleTaskGP
+from botorch.models.transforms.outcome import Standardize
+from botorch.models.utils.gpytorch_modules import (
+    get_covar_module_with_dim_scaled_prior,
+    get_gaussian_likelihood_with_lognormal_prior,
+)
+from gpytorch.constraints import GreaterThan, Positive
+from gpytorch.kernels import Kernel, MaternKernel, RBFKernel, ScaleKernel
+from gpytorch.likelihoods import GaussianLikelihood
+from gpytorch.means import ConstantMean, ZeroMean
+from gpytorch.mlls import ExactMarginalLogLikelihood
+from linear_operator.utils.errors import NanError, NotPSDError
+
+__all__ = ["GP", "GPFitError", "KERNELS", "MEANS", "fit_gp"]
+
+#: kernel names accepted by ``kernel=``
+KERNELS = ("matern52", "rbf")
+#: prior-mean names accepted by ``mean=``
+MEANS = ("constant", "zero")
+
+DTYPE = torch.float64
+#: smallest fixed noise variance used, in standardized units (keeps K invertible)
+MIN_FIXED_NOISE = 1e-8
+#: jitters tried, in order, when the training covariance is not numerically PD
+_JITTERS = (0.0, 1e-10, 1e-8, 1e-6, 1e-4)
+#: -k''(0) of the unit-lengthscale, unit-variance kernels: d^2 k / dx_i dx'_i at x = x'
+_CURVATURE = {"rbf": 1.0, "matern52": 5.0 / 3.0}
+
+
+class GPFitError(RuntimeError):
+    """The GP could not be made numerically usable (non-finite posterior)."""
+
+
+class GP:
+    """A fitted GP (BoTorch model) with numpy helpers in the units of ``y``.
+
+    Use :func:`fit_gp` to build one. ``model`` is the BoTorch ``SingleTaskGP`` (for
+    acquisition functions); it predicts in ``y`` units.
+    """
+
+    def __init__(self, model: SingleTaskGP, kernel: str) -> None:
+        self.model = model.eval()
+        self.kernel = kernel
+        self.dim = int(model.train_inputs[0].shape[-1])
+        self._factorize()
+
+    # -- hyperparameters -------------------------------------------------------------
+    @property
+    def _base_kernel(self) -> Kernel:
+        k = self.model.covar_module
+        return k.base_kernel if isinstance(k, ScaleKernel) else k
+
+    @property
+    def _y_scale(self) -> float:
+        """Standard deviation used to standardize ``y``."""
+        return float(self.model.outcome_transform.stdvs.reshape(-1)[0])
+
+    @property
+    def lengthscales(self) -> np.ndarray:
+        """``(d,)`` ARD lengthscales (unit-cube units)."""
+        return self._base_kernel.lengthscale.detach().reshape(-1).numpy().copy()
+
+    @property
+    def outputscale(self) -> float:
+        """Prior signal variance in ``y`` units."""
+        return self._outputscale_std * self._y_scale**2
+
+    @property
+    def noise(self) -> float:
+        """Observation noise variance in ``y`` units."""
+        return float(self.model.likelihood.noise.detach().reshape(-1)[0]) * self._y_scale**2
+
+    @property
+    def _outputscale_std(self) -> float:
+        k = self.model.covar_module
+        return float(k.outputscale.detach()) if isinstance(k, ScaleKernel) else 1.0
+
+    def state(self) -> dict[str, np.ndarray]:
+        """Raw hyperparameters as numpy arrays (picklable; pass as ``fit_gp(init=...)``)."""
+        return {n: p.detach().numpy().copy() for n, p in self.model.named_parameters()}
+
+    # -- predictions -----------------------------------------------------------------
+    def posterior(
+        self, X: np.ndarray, observation_noise: bool = False
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Posterior mean ``(n,)`` and variance ``(n,)`` of ``f`` (or of ``y``) at ``X (n, d)``."""
+        Xt = self._tensor(X)
+        with torch.no_grad():
+            post = self.model.posterior(Xt, observation_noise=observation_noise)
+            mean = post.mean.reshape(-1).numpy().copy()
+            var = post.variance.reshape(-1).clamp_min(0.0).numpy().copy()
+        return mean, var
+
+    def covariance(self, X: np.ndarray) -> np.ndarray:
+        """``(n, n)`` posterior covariance of ``f`` at ``X (n, d)``."""
+        Xt = self._tensor(X)
+        with torch.no_grad():
+            post = self.model.posterior(Xt)
+            cov = post.distribution.covariance_matrix.numpy().copy()
+        return 0.5 * (cov + cov.T)
+
+    def gradient_posterior(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Joint posterior of ``grad f(x)``: mean ``(d,)`` and covariance ``(d, d)``.
+
+        ``x`` is one point ``(d,)``. Cross-covariance derivatives come from torch autograd
+        through the kernel; the prior term ``d^2 k(x, x') / dx dx'`` at ``x = x'`` is
+        ``c * outputscale / l_i^2`` on the diagonal (c = 1 RBF, 5/3 Matern-5/2).
+        """
+        xt = self._tensor(x).reshape(-1)
+        if xt.shape[0] != self.dim:
+            raise ValueError(f"x must have shape ({self.dim},), got {tuple(np.shape(x))}")
+        Xtr = self.model.train_inputs[0]
+        kern = self.model.covar_module
+
+        def cross(z: torch.Tensor) -> torch.Tensor:  # (n,) = k(z, X)
+            return kern(z.unsqueeze(0), Xtr).to_dense().reshape(-1)
+
+        with torch.enable_grad():
+            J = torch.autograd.functional.jacobian(cross, xt)  # (n, d)
+        J = J.detach()
+        s = self._y_scale
+        grad_mean = (J.T @ self._alpha) * s
+        V = torch.linalg.solve_triangular(self._L, J, upper=False)  # (n, d)
+        ls = self._base_kernel.lengthscale.detach().reshape(-1)
+        prior = torch.diag(_CURVATURE[self.kernel] * self._outputscale_std / ls**2)
+        cov = (prior - V.T @ V) * s**2
+        cov = 0.5 * (cov + cov.T)
+        return grad_mean.numpy().copy(), cov.numpy().copy()
+
+    def condition_on(self, X: np.ndarray, y: np.ndarray) -> GP:
+        """A new GP conditioned on extra observations, hyperparameters unchanged.
+
+        ``X (m, d)``, ``y (m,)`` in ``y`` units. For hallucinated observations (GP-BUCB)
+        pass the posterior mean as ``y``: the mean stays, the covariance shrinks.
+        """
+        Xt = self._tensor(X)
+        yt = torch.as_tensor(np.asarray(y, dtype=float), dtype=DTYPE).reshape(-1, 1)
+        if yt.shape[0] != Xt.shape[0] or not torch.isfinite(yt).all():
+            raise ValueError("condition_on needs finite y with one value per row of X")
+        with torch.no_grad():
+            self.model.posterior(Xt[:1])  # builds the prediction caches it needs
+            new = self.model.condition_on_observations(Xt, yt)
+        return GP(new, self.kernel)
+
+    # -- internals -------------------------------------------------------------------
+    def _tensor(self, X: np.ndarray | Sequence[float]) -> torch.Tensor:
+        Xt = torch.as_tensor(np.asarray(X, dtype=float), dtype=DTYPE)
+        if Xt.ndim == 1:
+            Xt = Xt.unsqueeze(0)
+        if Xt.ndim != 2 or Xt.shape[-1] != self.dim or not torch.isfinite(Xt).all():
+            raise ValueError(f"X must be finite with {self.dim} columns, got shape {tuple(Xt.shape)}")
+        return Xt
+
+    def _factorize(self) -> None:
+        """Cholesky factor of the training covariance and ``alpha = K^-1 (y - m)``."""
+        X = self.model.train_inputs[0]
+        y = self.model.train_targets.reshape(-1)
+        with torch.no_grad():
+            K = self.model.covar_module(X).to_dense()
+            K = K + self.model.likelihood.noise.reshape(-1)[0] * torch.eye(len(X), dtype=DTYPE)
+            r = y - self.model.mean_module(X).reshape(-1)
+            L = _cholesky(K)
+            alpha = torch.cholesky_solve(r.unsqueeze(-1), L).reshape(-1)
+        if not torch.isfinite(alpha).all():
+            raise GPFitError("GP training system gave non-finite weights")
+        self._L, self._alpha = L, alpha
+
+
+def fit_gp(
+    X: np.ndarray,
+    y: np.ndarray,
+    *,
+    kernel: str = "matern52",
+    noise: float | None = None,
+    lengthscale: float | Sequence[float] | np.ndarray | None = None,
+    outputscale: float | None = None,
+    mean: str = "constant",
+    fit: bool = True,
+    init: Mapping[str, np.ndarray] | None = None,
+) -> GP:
+    """Fit an exact GP to ``X (n, d)`` in ``[0, 1]^d`` and ``y (n,)`` (float64).
+
+    Args:
+        kernel: ``"matern52"`` or ``"rbf"``, ARD.
+        noise: ``None`` learns the noise variance (log-normal prior, >= 1e-4 in
+            standardized units); a float fixes it, as a variance in ``y`` units (0 gives a
+            floor of 1e-8 in standardized units).
+        lengthscale: ``None`` learns ARD lengthscales; a float or ``(d,)`` array fixes them.
+        outputscale: ``None`` keeps BoTorch's default (no scale kernel: prior variance 1
+            in standardized units, i.e. ``var(y)``); a float fixes the prior variance in
+            ``y`` units.
+        mean: ``"constant"`` (learned constant) or ``"zero"`` (the mean of ``y``, since
+            outputs are standardized).
+        fit: maximize the marginal likelihood over the free hyperparameters. If that
+            fails the model falls back to the starting hyperparameters with a warning.
+        init: starting raw hyperparameters from :meth:`GP.state` (warm start).
+
+    Randomness: only the retries of ``fit_gpytorch_mll`` sample from torch's global
+    generator; call inside :meth:`isoline.methods.base.Method.torch_rng`.
+    Raises :class:`GPFitError` if the posterior is still not finite.
+    """
+    Xt, yt = _check_data(X, y)
+    if kernel not in KERNELS:
+        raise ValueError(f"kernel must be one of {KERNELS}, got {kernel!r}")
+    if mean not in MEANS:
+        raise ValueError(f"mean must be one of {MEANS}, got {mean!r}")
+    os_ = None if outputscale is None else _check_positive(outputscale, "outputscale")
+    nz = None if noise is None else _check_positive(noise, "noise", allow_zero=True)
+    if not isinstance(fit, bool):
+        raise TypeError(f"fit must be True or False, got {fit!r}")
+    d = Xt.shape[1]
+    covar = _make_kernel(kernel, d, lengthscale, outputscale is not None)
+    likelihood = _make_likelihood(noise)
+    model = SingleTaskGP(
+        Xt,
+        yt.unsqueeze(-1),
+        likelihood=likelihood,
+        covar_module=covar,
+        mean_module=ConstantMean() if mean == "constant" else ZeroMean(),
+        outcome_transform=Standardize(m=1, min_stdv=_min_stdv(yt)),
+    ).to(DTYPE)
+    # fixed variances are given in y units: convert with the standardization variance
+    var_s = float(model.outcome_transform.stdvs.reshape(-1)[0]) ** 2
+    with torch.no_grad():
+        if os_ is not None:
+            model.covar_module.outputscale = os_ / var_s
+        if nz is not None:
+            model.likelihood.noise = max(nz / var_s, MIN_FIXED_NOISE)
+    if init is not None:
+        _load_init(model, init)
+    start = {k: v.clone() for k, v in model.state_dict().items()}
+    if fit and any(p.requires_grad for p in model.parameters()):
+        mll = ExactMarginalLogLikelihood(model.likelihood, model)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # retries are handled by botorch
+                fit_gpytorch_mll(mll)
+        except (ModelFittingError, NotPSDError, NanError, RuntimeError) as err:
+            model.load_state_dict(start)
+            warnings.warn(
+                f"GP hyperparameter fit failed ({err}); using the starting hyperparameters",
+                RuntimeWarning,
+                stacklevel=2,
+            )
+    try:
+        gp = GP(model, kernel)
+    except (GPFitError, NotPSDError, NanError):
+        if not fit:
+            raise
+        model.load_state_dict(start)
+        gp = GP(model, kernel)
+    return gp
+
+
+# -- helpers ---------------------------------------------------------------------------
+def _check_data(X: np.ndarray, y: np.ndarray) -> tuple[torch.Tensor, torch.Tensor]:
+    Xa = np.asarray(X, dtype=float)
+    ya = np.asarray(y, dtype=float).reshape(-1)
+    if Xa.ndim != 2 or Xa.shape[0] == 0 or Xa.shape[1] == 0:
+        raise ValueError(f"X must be a non-empty (n, d) array, got shape {Xa.shape}")
+    if Xa.shape[0] != ya.shape[0]:
+        raise ValueError(f"X has {Xa.shape[0]} rows but y has {ya.shape[0]} values")
+    if not (np.all(np.isfinite(Xa)) and np.all(np.isfinite(ya))):
+        raise ValueError("X and y must be finite (drop or impute failed evaluations first)")
+    return torch.as_tensor(Xa, dtype=DTYPE), torch.as_tensor(ya, dtype=DTYPE)
+
+
+def _min_stdv(y: torch.Tensor) -> float:
+    """Spread below which ``y`` counts as constant: relative to its magnitude."""
+    return max(1e-14 * float(y.abs().max()), 1e-300)
+
+
+def _check_positive(v: object, name: str, allow_zero: bool = False) -> float:
+    if isinstance(v, bool) or not isinstance(v, (int, float, np.floating, np.integer)):
+        raise TypeError(f"{name} must be a float or None, got {v!r}")
+    v = float(v)
+    if not np.isfinite(v) or v < 0 or (v == 0 and not allow_zero):
+        allowed = ">= 0" if allow_zero else "> 0"
+        raise ValueError(f"{name} must be finite and {allowed}, got {v}")
+    return v
+
+
+def _make_kernel(
+    kernel: str,
+    d: int,
+    lengthscale: float | Sequence[float] | np.ndarray | None,
+    fixed_outputscale: bool,
+) -> Kernel:
+    if lengthscale is None:
+        base = get_covar_module_with_dim_scaled_prior(
+            ard_num_dims=d, use_rbf_kernel=kernel == "rbf"
+        )
+    else:
+        ls = np.asarray(lengthscale, dtype=float).reshape(-1)
+        if ls.size == 1:
+            ls = np.full(d, float(ls[0]))
+        if ls.shape != (d,) or not np.all(np.isfinite(ls)) or np.any(ls <= 0):
+            raise ValueError(
+                f"lengthscale must be None, a positive float or a positive ({d},) array, "
+                f"got {lengthscale!r}"
+            )
+        cls = RBFKernel if kernel == "rbf" else MaternKernel
+        kw = {} if kernel == "rbf" else {"nu": 2.5}
+        base = cls(ard_num_dims=d, lengthscale_constraint=Positive(), **kw).to(DTYPE)
+        base.lengthscale = torch.as_tensor(ls, dtype=DTYPE).reshape(1, d)
+        base.raw_lengthscale.requires_grad_(False)
+    if not fixed_outputscale:
+        return base
+    k = ScaleKernel(base, outputscale_constraint=Positive())
+    k.raw_outputscale.requires_grad_(False)  # value set by fit_gp after standardizing
+    return k
+
+
+def _make_likelihood(noise: float | None) -> GaussianLikelihood:
+    if noise is None:
+        return get_gaussian_likelihood_with_lognormal_prior()
+    lik = GaussianLikelihood(noise_constraint=GreaterThan(MIN_FIXED_NOISE / 2, transform=None))
+    lik.noise_covar.raw_noise.requires_grad_(False)  # value set by fit_gp after standardizing
+    return lik
+
+
+def _load_init(model: SingleTaskGP, init: Mapping[str, np.ndarray]) -> None:
+    """Copy matching free raw parameters from ``init`` (a :meth:`GP.state`)."""
+    if not isinstance(init, Mapping):
+        raise TypeError(f"init must be a mapping from GP.state() or None, got {type(init).__name__}")
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            if p.requires_grad and name in init:
+                v = torch.as_tensor(np.asarray(init[name]), dtype=DTYPE)
+                if v.shape == p.shape and torch.isfinite(v).all():
+                    p.copy_(v)
+
+
+def _cholesky(K: torch.Tensor) -> torch.Tensor:
+    """Lower Cholesky factor of ``K``, adding growing jitter; GPFitError if impossible."""
+    scale = float(K.diagonal().abs().max().clamp_min(1e-300))
+    eye = torch.eye(K.shape[-1], dtype=K.dtype)
+    for jitter in _JITTERS:
+        L, info = torch.linalg.cholesky_ex(K + jitter * scale * eye)
+        if int(info) == 0 and torch.isfinite(L).all():
+            return L
+    raise GPFitError(
+        f"GP training covariance is not positive definite even with jitter {_JITTERS[-1]}"
+    )
