@@ -1,0 +1,154 @@
+"""Tests of gp-ei / gp-ucb / gp-ts and of the shared acquisition optimizer."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+from botorch.acquisition import AcquisitionFunction, PosteriorMean
+
+from isoline.acquisition import maximize
+from isoline.methods.gp_bo import _dedupe, srinivas_beta
+from isoline.models.gp import fit_gp
+from isoline.registry import make_method
+
+GP_METHODS = ["gp-ei", "gp-ucb", "gp-ts"]
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _one_torch_thread():
+    """Small-matrix torch work is much slower with 2 threads on a shared 2-core box."""
+    n = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(n)
+
+
+def quadratic(X: np.ndarray) -> np.ndarray:
+    """2-D bowl with minimum 0 at (0.3, 0.7)."""
+    return ((X - np.array([0.3, 0.7])) ** 2 * np.array([1.0, 3.0])).sum(-1)
+
+
+def run(name: str, seed: int, budget: int = 20, q: int = 1, **options) -> float:
+    m = make_method(name, 2, seed=seed, batch_size=q, n_init=6, **options)
+    while len(m.y) < budget:
+        X = m.ask()
+        m.tell(X, quadratic(X))
+    return m.best[1]
+
+
+@pytest.mark.parametrize("name", GP_METHODS)
+def test_beats_random_search_on_quadratic(name: str) -> None:
+    seeds = [0, 1]
+    ours = [run(name, s) for s in seeds]
+    rand = [run("random", s) for s in range(20)]
+    # every seed beats the average random-search result by a factor of 10
+    assert max(ours) < 0.1 * np.mean(rand), (ours, np.mean(rand))
+
+
+@pytest.mark.parametrize("name", GP_METHODS)
+def test_batch_and_rbf_kernel(name: str) -> None:
+    best = run(name, 0, budget=18, q=3, kernel="rbf")
+    assert best < 0.02
+
+
+def test_ucb_beta_schedule() -> None:
+    assert srinivas_beta(1, 2, 0.1) == pytest.approx(2 * math.log(2 * math.pi**2 / 0.6))
+    m = make_method("gp-ucb", 3, n_init=2)
+    b0 = m.current_beta()
+    m.tell(np.full((4, 3), 0.5), np.ones(4))
+    assert m.current_beta() == pytest.approx(srinivas_beta(5, 3, 0.1)) and m.current_beta() > b0
+    assert make_method("gp-ucb", 3, beta=4.0).current_beta() == 4.0
+
+
+@pytest.mark.parametrize(
+    "name, options, match",
+    [
+        ("gp-ei", dict(kernel="linear"), "kernel"),
+        ("gp-ei", dict(num_restarts=0), "num_restarts"),
+        ("gp-ucb", dict(beta="big"), "beta"),
+        ("gp-ucb", dict(beta=-1.0), "beta"),
+        ("gp-ucb", dict(delta=1.5), "delta"),
+        ("gp-ts", dict(n_candidates=0), "n_candidates"),
+    ],
+)
+def test_bad_options(name: str, options: dict, match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        make_method(name, 2, **options)
+    with pytest.raises(TypeError, match="unknown option"):
+        make_method(name, 2, bogus=1)
+
+
+def test_dedupe_replaces_repeated_points() -> None:
+    C = np.array([[0.1, 0.1], [0.2, 0.2], [0.3, 0.3]])
+    order = np.array([[0, 0], [2, 1], [1, 2]])  # per-path candidate ranking
+    X = np.array([[0.1, 0.1], [0.1, 0.1]])
+    np.testing.assert_array_equal(_dedupe(X, C, order), [[0.1, 0.1], [0.2, 0.2]])
+
+
+# -- isoline.acquisition.maximize ------------------------------------------------------
+def _posterior_mean() -> PosteriorMean:
+    rng = np.random.default_rng(0)
+    X = rng.random((30, 2))
+    return PosteriorMean(fit_gp(X, -quadratic(X)).model)
+
+
+def test_maximize_finds_the_maximum_and_is_deterministic() -> None:
+    acqf = _posterior_mean()
+    runs = []
+    for _ in range(2):
+        with torch.random.fork_rng():
+            torch.manual_seed(3)
+            runs.append(maximize(acqf, 2, num_restarts=4, raw_samples=64))
+    np.testing.assert_array_equal(runs[0][0], runs[1][0])
+    x, value = runs[0]
+    assert x.shape == (1, 2) and np.allclose(x[0], [0.3, 0.7], atol=0.05)
+    with torch.no_grad():
+        assert value == pytest.approx(float(acqf(torch.as_tensor(x)[None])))
+
+
+def test_maximize_respects_bounds_and_fixed_features() -> None:
+    acqf = _posterior_mean()
+    B = np.array([[0.5, 0.0], [0.9, 0.4]])
+    x, _ = maximize(acqf, 2, bounds=B, num_restarts=3, raw_samples=32)
+    assert np.all(x >= B[0]) and np.all(x <= B[1])
+    assert np.allclose(x[0], [0.5, 0.4], atol=1e-3)  # corner nearest (0.3, 0.7)
+    x, _ = maximize(acqf, 2, fixed_features={1: 0.25}, num_restarts=3, raw_samples=32)
+    assert x[0, 1] == 0.25 and abs(x[0, 0] - 0.3) < 0.05
+
+
+class _NoGradients(AcquisitionFunction):
+    """-(x - 0.6)^2 summed, but fails whenever gradients are requested."""
+
+    def __init__(self) -> None:
+        super().__init__(model=None)  # type: ignore[arg-type]
+
+    def forward(self, X: torch.Tensor) -> torch.Tensor:
+        if X.requires_grad:
+            raise RuntimeError("simulated numerical failure")
+        return -((X - 0.6) ** 2).sum(dim=(-1, -2))
+
+
+def test_maximize_falls_back_to_best_raw_sample() -> None:
+    x, value = maximize(_NoGradients(), 3, num_restarts=2, raw_samples=256)
+    assert np.all(np.isfinite(x)) and np.max(np.abs(x - 0.6)) < 0.2
+    assert value == pytest.approx(-((x - 0.6) ** 2).sum())
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(d=0), "d must be"),
+        (dict(q=1.5), "q must be"),
+        (dict(bounds=np.array([[0.0, 0.0], [1.0, 1.5]])), "bounds"),
+        (dict(bounds=np.array([[0.5, 0.0], [0.5, 1.0]])), "bounds"),
+        (dict(fixed_features={2: 0.1}), "fixed_features"),
+        (dict(initial_conditions=np.zeros((2, 2))), "initial_conditions"),
+    ],
+)
+def test_maximize_bad_input(kwargs: dict, match: str) -> None:
+    args = dict(d=2, q=1) | kwargs
+    with pytest.raises((ValueError, TypeError), match=match):
+        maximize(_NoGradients(), args.pop("d"), args.pop("q"), **args)
