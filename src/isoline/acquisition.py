@@ -26,6 +26,8 @@ from botorch.exceptions.warnings import BadInitialCandidatesWarning, Optimizatio
 from botorch.optim import optimize_acqf
 from torch.quasirandom import SobolEngine
 
+from isoline.models.gp import limit_threads
+
 __all__ = ["maximize", "unit_bounds"]
 
 DTYPE = torch.float64
@@ -69,6 +71,25 @@ def maximize(
     Returns:
         ``X (q, d)`` numpy array and the acquisition value of the batch ``acqf(X)``.
     """
+    with limit_threads():
+        return _maximize(
+            acqf, d, q, bounds, num_restarts, raw_samples, sequential, fixed_features,
+            initial_conditions, options,
+        )
+
+
+def _maximize(
+    acqf: AcquisitionFunction,
+    d: int,
+    q: int,
+    bounds: np.ndarray | None,
+    num_restarts: int,
+    raw_samples: int,
+    sequential: bool,
+    fixed_features: Mapping[int, float] | None,
+    initial_conditions: np.ndarray | None,
+    options: Mapping[str, object] | None,
+) -> tuple[np.ndarray, float]:
     d = _check_int(d, "d")
     q = _check_int(q, "q")
     num_restarts = _check_int(num_restarts, "num_restarts")

@@ -17,15 +17,6 @@ from isoline.registry import make_method
 GP_METHODS = ["gp-ei", "gp-ucb", "gp-ts"]
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _one_torch_thread():
-    """Small-matrix torch work is much slower with 2 threads on a shared 2-core box."""
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(n)
-
-
 def quadratic(X: np.ndarray) -> np.ndarray:
     """2-D bowl with minimum 0 at (0.3, 0.7)."""
     return ((X - np.array([0.3, 0.7])) ** 2 * np.array([1.0, 3.0])).sum(-1)
@@ -79,6 +70,12 @@ def test_bad_options(name: str, options: dict, match: str) -> None:
         make_method(name, 2, **options)
     with pytest.raises(TypeError, match="unknown option"):
         make_method(name, 2, bogus=1)
+
+
+def test_threads_are_restored_after_a_proposal() -> None:
+    before = torch.get_num_threads()
+    run("gp-ei", 0, budget=8)
+    assert torch.get_num_threads() == before
 
 
 def test_dedupe_replaces_repeated_points() -> None:

@@ -24,7 +24,7 @@ from torch.quasirandom import SobolEngine
 
 from isoline.acquisition import maximize
 from isoline.methods.base import Method
-from isoline.models.gp import GP, KERNELS, fit_gp
+from isoline.models.gp import GP, KERNELS, fit_gp, limit_threads
 from isoline.registry import register
 
 __all__ = ["GPEI", "GPUCB", "GPTS", "srinivas_beta"]
@@ -90,7 +90,7 @@ class GPEI(_GPMethod):
     paper = "Jones et al., J. Glob. Optim. 1998; Ament et al., NeurIPS 2023 (LogEI)"
 
     def propose(self, q: int) -> np.ndarray:
-        with self.torch_rng():
+        with self.torch_rng(), limit_threads():
             gp, ny = self._fit_negated()
             best = float(ny.max())
             if q == 1:
@@ -159,7 +159,7 @@ class GPUCB(_GPMethod):
 
     def propose(self, q: int) -> np.ndarray:
         beta = self.current_beta()
-        with self.torch_rng():
+        with self.torch_rng(), limit_threads():
             gp, _ = self._fit_negated()
             if q == 1:
                 acqf = UpperConfidenceBound(gp.model, beta=beta)
@@ -211,7 +211,7 @@ class GPTS(_GPMethod):
         self.refine = refine
 
     def propose(self, q: int) -> np.ndarray:
-        with self.torch_rng():
+        with self.torch_rng(), limit_threads():
             gp, _ = self._fit_negated()
             acqf = PathwiseThompsonSampling(gp.model)
             seed = int(torch.randint(2**31 - 1, (1,)))
