@@ -2,21 +2,36 @@
 
 Any object with the ``concurrent.futures`` ``submit`` protocol works as an executor: a
 ``ProcessPoolExecutor``, a ``ThreadPoolExecutor`` or a Dask ``Client(...).get_executor()``.
+:func:`make_executor` also builds them from names (``"process"``, ``"thread"``, ``"dask"``)
+or a Dask scheduler address. A batch is submitted at once and each outcome is handed back
+as soon as it arrives; a worker that dies costs only the evaluations it was running, which
+are recorded as failed.
 """
 
 from __future__ import annotations
 
 import concurrent.futures as cf
 import math
+import multiprocessing as mp
+import pickle
 import time
 import traceback
 from collections.abc import Callable, Iterator
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-__all__ = ["Outcome", "evaluate", "evaluate_batch", "make_executor"]
+__all__ = [
+    "DaskExecutor",
+    "Outcome",
+    "ProcessPool",
+    "dask_client",
+    "evaluate",
+    "evaluate_batch",
+    "make_executor",
+]
 
 
 @dataclass(frozen=True)
@@ -61,13 +76,21 @@ def evaluate_batch(
     """Yield ``(row, outcome)`` for each row of ``X`` ``(q, d)`` as soon as it finishes.
 
     With ``executor=None`` the rows are evaluated in order in this process. Otherwise
-    they are submitted together; a future that fails (e.g. its worker died) yields a
-    ``failed`` outcome carrying the error, and the others are unaffected.
+    they are submitted together; a future that fails (e.g. its worker died: Dask's
+    ``KilledWorker``, a process pool's ``BrokenProcessPool``) yields a ``failed`` outcome
+    carrying the error, and the others are unaffected. Outcomes are yielded as they
+    arrive, so the caller can store each one before the slower ones finish.
+
+    Raises:
+        TypeError: ``executor`` runs in other processes of this machine (a
+            ``ProcessPoolExecutor``) and ``f`` cannot be pickled.
     """
     if executor is None:
         for i, x in enumerate(X):
             yield i, evaluate(f, x)
         return
+    if isinstance(executor, (cf.ProcessPoolExecutor, ProcessPool)):
+        _check_picklable(f)
     submitted = time.time()
     futures = {executor.submit(evaluate, f, x): i for i, x in enumerate(X)}
     for fut in cf.as_completed(futures):
@@ -79,20 +102,123 @@ def evaluate_batch(
             yield i, Outcome(None, "failed", msg, None, submitted, time.time())
 
 
+def _check_picklable(f: Callable[[np.ndarray], Any]) -> None:
+    try:
+        pickle.dumps(f)
+    except Exception as e:  # noqa: BLE001 - pickle raises several types
+        raise TypeError(
+            "f must be picklable to run in worker processes (define it at module level, "
+            f"not as a lambda or nested function), or use executor='thread' or Dask: {e}"
+        ) from None
+
+
+class ProcessPool(cf.Executor):
+    """A process pool that replaces itself when a worker dies.
+
+    A worker that dies breaks a ``ProcessPoolExecutor``: the evaluations in flight fail
+    with ``BrokenProcessPool`` (recorded as failed by :func:`evaluate_batch`) and every
+    later ``submit`` raises. This pool starts a fresh ``ProcessPoolExecutor`` on the next
+    ``submit`` instead, so the run goes on.
+
+    Workers come from a ``forkserver`` (``spawn`` where there is none) that has imported
+    isoline once: unlike ``fork`` they do not inherit the parent's torch/OpenMP threads
+    (a forked child using OpenMP can hang), and unlike ``spawn`` each worker does not
+    re-import torch (seconds per worker). As with ``spawn``, ``f`` must be picklable and a
+    script's entry point must sit under ``if __name__ == "__main__":``.
+    """
+
+    def __init__(self, workers: int) -> None:
+        if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+            raise ValueError(f"workers must be an integer >= 1, got {workers!r}")
+        self.workers = workers
+        self.restarts = 0
+        self._pool = self._new()
+
+    def _new(self) -> cf.ProcessPoolExecutor:
+        return cf.ProcessPoolExecutor(self.workers, mp_context=_worker_context())
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> cf.Future:
+        try:
+            return self._pool.submit(fn, *args, **kwargs)
+        except BrokenProcessPool:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = self._new()
+            self.restarts += 1
+            return self._pool.submit(fn, *args, **kwargs)
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        self._pool.shutdown(wait=wait, cancel_futures=cancel_futures)
+
+
+def _worker_context() -> mp.context.BaseContext:
+    if "forkserver" not in mp.get_all_start_methods():
+        return mp.get_context("spawn")
+    ctx = mp.get_context("forkserver")
+    ctx.set_forkserver_preload(["isoline.parallel"])
+    return ctx
+
+
+class DaskExecutor(cf.Executor):
+    """``concurrent.futures`` view of a Dask client that owns the client (and cluster).
+
+    ``shutdown`` cancels what is left when asked, then closes the client and, for a
+    :func:`make_executor` ``"dask"`` local cluster, the cluster.
+    """
+
+    def __init__(self, client: Any, cluster: Any = None) -> None:
+        self.client = client
+        self.cluster = cluster
+        self._executor = client.get_executor()
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> cf.Future:
+        return self._executor.submit(fn, *args, **kwargs)
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        self._executor.shutdown(wait=wait and not cancel_futures)
+        self.client.close()
+        if self.cluster is not None:
+            self.cluster.close()
+
+
+#: seconds :func:`dask_client` waits for a scheduler before raising ConnectionError
+DASK_CONNECT_TIMEOUT = 10.0
+#: URL schemes of Dask scheduler addresses accepted as ``executor`` strings
+DASK_SCHEMES = ("tcp://", "tls://", "ws://", "wss://", "inproc://", "ucx://")
+
+
 def make_executor(executor: Any, workers: int) -> tuple[Any, bool]:
-    """Resolve ``executor``: ``None``, ``"process"``, ``"thread"`` or an object with ``submit``.
+    """Resolve ``executor`` into an object with ``submit`` (or ``None``).
+
+    Accepted values:
+
+    * ``None``: evaluate in this process, one point after the other;
+    * ``"process"``: a :class:`ProcessPool` of ``workers`` processes;
+    * ``"thread"``: a ``ThreadPoolExecutor`` of ``workers`` threads;
+    * ``"dask"``: a Dask ``LocalCluster`` of ``workers`` single-threaded processes;
+    * a Dask scheduler address such as ``"tcp://10.0.0.5:8786"``: that cluster;
+    * any object with a ``concurrent.futures`` ``submit`` method, e.g.
+      ``dask.distributed.Client(address).get_executor()`` (never shut down here).
 
     Returns ``(executor, owned)``; ``owned`` executors are shut down by the caller.
+
+    Raises:
+        ValueError: an unknown string. TypeError: an object without ``submit``.
+        ConnectionError: the Dask scheduler address cannot be reached.
     """
     if executor is None:
         return None, False
-    if executor == "process":
-        return cf.ProcessPoolExecutor(max_workers=workers), True
-    if executor == "thread":
-        return cf.ThreadPoolExecutor(max_workers=workers), True
     if isinstance(executor, str):
+        if executor == "process":
+            return ProcessPool(workers), True
+        if executor == "thread":
+            return cf.ThreadPoolExecutor(max_workers=workers), True
+        if executor == "dask":
+            return _local_dask(workers), True
+        if executor.startswith(DASK_SCHEMES):
+            return DaskExecutor(dask_client(executor)), True
         raise ValueError(
-            f"executor must be None, 'process', 'thread' or an object with submit(); got {executor!r}"
+            "executor must be None, 'process', 'thread', 'dask', a Dask scheduler address "
+            f"('tcp://host:8786') or an object with submit(); got {executor!r}"
         )
     if not callable(getattr(executor, "submit", None)):
         raise TypeError(
@@ -102,8 +228,21 @@ def make_executor(executor: Any, workers: int) -> tuple[Any, bool]:
     return executor, False
 
 
-def dask_client(address: str, timeout: float = 10.0) -> Any:
-    """Connect to the Dask scheduler at ``address``, with a clear error if it is unreachable."""
+def _local_dask(workers: int) -> DaskExecutor:
+    from dask.distributed import Client, LocalCluster
+
+    cluster = LocalCluster(
+        n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None
+    )
+    return DaskExecutor(Client(cluster), cluster)
+
+
+def dask_client(address: str, timeout: float | None = None) -> Any:
+    """Connect to the Dask scheduler at ``address``, with a clear error if it is unreachable.
+
+    ``timeout`` in seconds defaults to :data:`DASK_CONNECT_TIMEOUT`.
+    """
+    timeout = DASK_CONNECT_TIMEOUT if timeout is None else timeout
     try:
         from dask.distributed import Client
     except ImportError as e:  # pragma: no cover - dask is a dependency

@@ -60,10 +60,10 @@ class Bull(KernelBatchMethod):
         setting: str = "noise-free",
         noise: float | None = None,
         kernel: str = "matern52",
-        optimizer: str = "cma",
+        optimizer: str = "gradient",
         max_evals: int | None = None,
-        num_restarts: int = 10,
-        raw_samples: int = 256,
+        num_restarts: int = 20,
+        raw_samples: int = 1024,
         **common: object,
     ) -> None:
         super().__init__(

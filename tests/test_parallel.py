@@ -1,0 +1,194 @@
+"""Parallel evaluation: process pools, Dask clusters, dying workers, bad executors."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import isoline as iso
+from isoline import parallel
+from isoline.store import Store
+
+BOX = iso.Box([-1.0, -1.0], [1.0, 1.0])
+
+
+def sphere(x: np.ndarray) -> float:
+    return float(np.sum(np.asarray(x) ** 2))
+
+
+class Sleepy:
+    """``sphere`` after ``seconds`` of sleep (picklable, for worker processes)."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+
+    def __call__(self, x: np.ndarray) -> float:
+        time.sleep(self.seconds)
+        return sphere(x)
+
+
+class KillOnce:
+    """Kills the process running it, once: the first call to create ``marker`` sleeps
+    ``delay`` seconds, writes the kill time into the marker and dies with SIGKILL.
+    Every other call returns ``sphere(x)`` after ``seconds``."""
+
+    def __init__(self, marker: Path, delay: float, seconds: float = 0.0) -> None:
+        self.marker, self.delay, self.seconds = str(marker), delay, seconds
+
+    def __call__(self, x: np.ndarray) -> float:
+        try:
+            fd = os.open(self.marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+        except FileExistsError:
+            time.sleep(self.seconds)
+            return sphere(x)
+        time.sleep(self.delay)
+        os.write(fd, repr(time.time()).encode())
+        os.close(fd)
+        os.kill(os.getpid(), signal.SIGKILL)
+        return 0.0  # never reached
+
+
+def _kill_time(marker: Path) -> float:
+    return float(marker.read_text())
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+# -- bad input ---------------------------------------------------------------------------
+def test_executor_without_submit_is_a_clear_error() -> None:
+    with pytest.raises(TypeError, match="submit"):
+        iso.minimize(sphere, BOX, "random", budget=4, batch_size=2, executor=object())
+
+
+def test_unknown_executor_name_lists_the_choices() -> None:
+    with pytest.raises(ValueError, match="'process', 'thread', 'dask'"):
+        iso.minimize(sphere, BOX, "random", budget=4, batch_size=2, executor="gpu")
+
+
+def test_batch_size_below_one_is_rejected() -> None:
+    with pytest.raises(ValueError, match="batch_size"):
+        iso.minimize(sphere, BOX, "random", budget=4, batch_size=0)
+
+
+def test_unreachable_dask_address_is_a_connection_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(parallel, "DASK_CONNECT_TIMEOUT", 1.0)
+    address = f"tcp://127.0.0.1:{_free_port()}"
+    with pytest.raises(ConnectionError, match="cannot reach the Dask scheduler"):
+        iso.minimize(sphere, BOX, "random", budget=4, batch_size=2, executor=address)
+
+
+def test_unpicklable_objective_with_processes_is_a_clear_error() -> None:
+    with pytest.raises(TypeError, match="picklable"):
+        iso.minimize(lambda x: 0.0, BOX, "random", budget=4, batch_size=2, executor="process")
+
+
+# -- process pool ------------------------------------------------------------------------
+def test_process_pool_runs_a_batch_concurrently_and_matches_serial(tmp_path: Path) -> None:
+    db = str(tmp_path / "runs.db")
+    res = iso.minimize(Sleepy(0.3), BOX, "random", budget=4, batch_size=2, executor="process",
+                       seed=4, storage=db, study="s")  # fmt: skip
+    serial = iso.minimize(sphere, BOX, "random", budget=4, batch_size=2, seed=4)
+    np.testing.assert_array_equal(res.x_iters, serial.x_iters)
+    np.testing.assert_allclose(res.func_vals, serial.func_vals)
+    assert res.status == ["ok"] * 4
+    with Store(db) as store:
+        trials = store.trials(store.get_study("s"))
+    for b in (0, 1):  # the two evaluations of each batch overlap in time
+        batch = trials[2 * b : 2 * b + 2]
+        assert max(t.started for t in batch) < min(t.finished for t in batch)
+
+
+def test_process_worker_death_is_recorded_and_the_pool_recovers(tmp_path: Path) -> None:
+    marker = tmp_path / "killed"
+    f = KillOnce(marker, delay=1.0)
+    db = tmp_path / "runs.db"
+    res = iso.minimize(f, BOX, "random", budget=4, batch_size=2, executor="process",
+                       storage=str(db), study="s", seed=1)  # fmt: skip
+    assert marker.exists()
+    assert res.n_evals == 4
+    first, second = res.status[:2], res.status[2:]
+    assert "failed" in first
+    assert second == ["ok"] * 2, "the pool did not recover after the worker died"
+    lost = [e for e in res.errors[:2] if e]
+    assert lost and all("BrokenProcessPool" in e for e in lost)
+    # evaluations that finished before the death are stored with their values
+    with Store(db) as store:
+        trials = store.trials(store.get_study("s"))
+    killed_at = _kill_time(marker)
+    for t in trials:
+        if t.finished is not None and t.finished < killed_at and t.status == "ok":
+            assert t.y == pytest.approx(sphere(t.x))
+    assert sum(t.status == "ok" for t in trials[:2]) == 1
+
+
+# -- Dask --------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def cluster():
+    distributed = pytest.importorskip("dask.distributed")
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as c:
+        yield c
+
+
+def test_dask_executor_matches_serial(cluster) -> None:
+    from dask.distributed import Client
+
+    with Client(cluster) as client:
+        res = iso.minimize(sphere, BOX, "random", budget=8, batch_size=4, seed=3,
+                           executor=client.get_executor())  # fmt: skip
+    serial = iso.minimize(sphere, BOX, "random", budget=8, batch_size=4, seed=3)
+    np.testing.assert_array_equal(res.x_iters, serial.x_iters)
+    np.testing.assert_allclose(res.func_vals, serial.func_vals)
+
+
+def test_dask_worker_killed_mid_batch_keeps_finished_results_and_resumes(
+    cluster, tmp_path: Path
+) -> None:
+    """A worker dies while the others run: what finished is stored, the dead worker's
+    evaluation is recorded as failed (no retries allowed here), and the study resumes."""
+    from dask.distributed import Client
+
+    cluster.scheduler.allowed_failures = 0  # report a death at once instead of retrying
+    marker = tmp_path / "killed"
+    f = KillOnce(marker, delay=1.0, seconds=0.2)
+    db = str(tmp_path / "runs.db")
+    kw = dict(method="random", batch_size=4, seed=7, storage=db, study="s")
+    with Client(cluster) as client:
+        res = iso.minimize(f, BOX, budget=8, executor=client.get_executor(), **kw)
+        assert marker.exists()
+        assert res.n_evals == 8
+        failed = [e for e, s in zip(res.errors, res.status) if s == "failed"]
+        assert 1 <= len(failed) <= 2  # the killed task (and at most one queued behind it)
+        assert all("KilledWorker" in e for e in failed)
+        killed_at = _kill_time(marker)
+        with Store(db) as store:
+            before = store.trials(store.get_study("s"))
+        finished_first = [t for t in before if t.finished is not None and t.finished < killed_at]
+        assert finished_first and all(t.status == "ok" for t in finished_first)
+        assert all(t.y == pytest.approx(sphere(t.x)) for t in before if t.status == "ok")
+
+        # resume the same study with a larger budget: nothing is re-run or lost
+        more = iso.minimize(f, BOX, budget=12, executor=client.get_executor(), **kw)
+    assert more.n_evals == 12
+    np.testing.assert_array_equal(more.x_iters[:8], res.x_iters)
+    np.testing.assert_array_equal(more.status[:8], res.status)
+    np.testing.assert_allclose(more.func_vals[:8], res.func_vals, equal_nan=True)
+    assert more.status[8:] == ["ok"] * 4
+
+
+@pytest.mark.slow
+def test_dask_name_starts_and_stops_a_local_cluster() -> None:
+    pytest.importorskip("dask.distributed")
+    res = iso.minimize(sphere, BOX, "random", budget=4, batch_size=2, seed=0, executor="dask")
+    assert res.status == ["ok"] * 4
