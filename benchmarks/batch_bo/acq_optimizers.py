@@ -29,10 +29,14 @@ FUNCTIONS = ["rosenbrock", "ackley", "levy", "dixon-price"]
 SEEDS = range(3)
 LS = [1, 5, 10]
 VARIANTS = {
-    "cma (default budget 100Ld+1000)": dict(optimizer="cma"),
-    "cma (budget 20Ld+200)": dict(optimizer="cma", max_evals="small"),
-    "gradient (10 restarts, 256 raw)": dict(optimizer="gradient"),
-    "gradient (20 restarts, 1024 raw)": dict(optimizer="gradient", num_restarts=20, raw_samples=1024),
+    "cma (budget 100Ld+1000, start: best of 1024 raw)": dict(optimizer="cma", raw_samples=1024),
+    "cma (budget 20Ld+200, start: best of 1024 raw)": dict(
+        optimizer="cma", max_evals="small", raw_samples=1024
+    ),
+    "gradient (10 restarts, 256 raw)": dict(optimizer="gradient", num_restarts=10, raw_samples=256),
+    "gradient (20 restarts, 1024 raw; default)": dict(
+        optimizer="gradient", num_restarts=20, raw_samples=1024
+    ),
 }
 
 
