@@ -67,6 +67,8 @@ PAPER_DIMS = [10, 20, 30, 40, 50]
 PAPER_LABEL = {"alg6": "Algorithm 6", "korobov": "Korobov", "scs": "SCS", "alg7": "Algorithm 7"}
 DESIGN_CASES = [(20, 6), (50, 10), (100, 20), (100, 50)]
 DESIGN_SEEDS = range(5)
+MY_PATHS = ("src/isoline/designs/lattice.py", "src/isoline/designs/lattice_search.py",
+            "benchmarks/lattice_tables")
 
 
 def paper_value(n: int, d: int, method: str) -> float | None:
@@ -86,7 +88,7 @@ def git_commit() -> str:
         )
         head = out.stdout.strip()
         dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--", "src/isoline/designs", "benchmarks/lattice_tables"],
+            ["git", "status", "--porcelain", "--", *MY_PATHS],
             cwd=ROOT, capture_output=True, text=True, check=True,
         ).stdout.strip()
         return head + (" (lattice files modified)" if dirty else "")
@@ -262,12 +264,14 @@ def report(rows: list[dict], design_rows: list[dict], meta: dict) -> str:
             "64 refined by local ascent; a lower estimate, smaller is better). `time` = "
             "seconds to build the design (first seed includes the generator search).",
             "",
-            "| n | d | design | min dist (box) | min dist (torus) | covering radius (box) | time s |",
+            "| n | d | design | min dist (box) | min dist (torus) | covering radius (box) "
+            "| time s |",
             "|---|---|---|---|---|---|---|",
         ]
         for r in design_rows:
             lines.append(
-                f"| {r['n']} | {r['d']} | {r['design']} | {r['min_box']:.4f} ({r['min_box_sd']:.4f}) "
+                f"| {r['n']} | {r['d']} | {r['design']} "
+                f"| {r['min_box']:.4f} ({r['min_box_sd']:.4f}) "
                 f"| {r['min_torus']:.4f} ({r['min_torus_sd']:.4f}) "
                 f"| {r['cover_box']:.4f} ({r['cover_box_sd']:.4f}) | {r['seconds']:.3f} |"
             )
@@ -289,9 +293,10 @@ def main(argv: list[str] | None = None) -> None:
     warm_up(args.methods)
     rows = run_tables(args.n, args.d, args.methods, args.seed)
     design_rows = [] if args.no_designs else run_designs(DESIGN_CASES)
+    given = sys.argv[1:] if argv is None else argv
     meta = {
         "command": "nice -n 10 .venv/bin/python benchmarks/lattice_tables/run.py"
-        + ("" if argv is None and len(sys.argv) == 1 else " " + shlex.join(sys.argv[1:] if argv is None else argv)),
+        + (" " + shlex.join(given) if given else ""),
         "commit": git_commit(),
         "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
         "python": platform.python_version(),

@@ -34,7 +34,8 @@ def test_points_of_small_lattice_by_hand() -> None:
 
 def test_fibonacci_lattice_by_hand() -> None:
     # n = 8, b = (1, 3): squared norms of points i = 1..4 are 10, 8, 10, 32 (/64)
-    assert lat.lattice_min_distance(np.array([1, 3]), 8) == pytest.approx(math.sqrt(8) / 8, abs=1e-15)
+    expected = math.sqrt(8) / 8
+    assert lat.lattice_min_distance(np.array([1, 3]), 8) == pytest.approx(expected, abs=1e-15)
 
 
 def test_one_dimensional_and_degenerate_lattices() -> None:
@@ -107,7 +108,7 @@ def test_coordinate_step_matches_brute_force(case: int) -> None:
     j = int(rng.integers(d))
     h = ls.sq_dist_table(n)
     tot = ls.sq_norms(b, n, h)
-    scratch = (np.empty(n // 2 + 1, dtype=np.int64), np.empty(n // 2 + 1, dtype=np.int64))
+    scratch = [np.empty(n // 2 + 1, dtype=np.int64) for _ in range(3)]
     got = ls._coordinate_step(b, j, n, h, tot, int(tot[1:].min()), *scratch)
     assert tuple(int(v) for v in got) == brute_coordinate_step(b, j, n)
 

@@ -3,9 +3,9 @@
 A rank-1 lattice with ``n`` points and integer generator ``b`` (shape ``(d,)``) is
 ``X = {x_i = frac(i * b / n) : i = 0..n-1}`` (Eq. 26). Its separation ``2 rho`` is the
 smallest toroidal distance between two points, ``min_{i=1..n-1} ||x_i||_T`` (Eqs. 27-28),
-computed in O(n d). Maximizing the separation of a lattice minimizes its covering radius
-(fill distance), which the paper's regret bounds for a fixed initial design (Theorems 7-9,
-Algorithm 5) depend on.
+computed in O(n d). The paper maximizes the separation as its route to a small covering
+radius (fill distance, §8 citing Keller et al. 2007), which its regret bounds for a fixed
+initial design depend on (Theorems 7-9, Algorithm 5).
 
 Search methods of :func:`rank1_lattice`:
 
@@ -61,7 +61,7 @@ __all__ = [
 LATTICE_METHODS = ("korobov", "alg6", "scs", "alg7", "best")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Lattice:
     """A rank-1 lattice found by :func:`rank1_lattice`.
 
@@ -183,12 +183,15 @@ def korobov_generator(a: int, n: int, d: int) -> np.ndarray:
 # -- search methods -----------------------------------------------------------------------
 
 
-def _korobov(n: int, d: int, seed: int) -> tuple[np.ndarray, int, dict[str, object]]:
+_Found = tuple[np.ndarray, int, dict[str, object]]  # (generator, n^2 (2 rho)^2, info)
+
+
+def _korobov(n: int, d: int, seed: int) -> _Found:
     a, val = ls.korobov_search(n, d, ls.sq_dist_table(n))
     return korobov_generator(a, n, d), val, {"korobov_a": int(a), "starts": n // 2}
 
 
-def _alg6(n: int, d: int, seed: int, *, n_primes: int = 50) -> tuple[np.ndarray, int, dict[str, object]]:
+def _alg6(n: int, d: int, seed: int, *, n_primes: int = 50) -> _Found:
     bases = alg6_generators(n, d, n_primes)
     idx, val = ls.argmax_min_sq_norm(bases, n, ls.sq_dist_table(n))
     return bases[idx].copy(), val, {"starts": int(bases.shape[0])}
@@ -196,7 +199,7 @@ def _alg6(n: int, d: int, seed: int, *, n_primes: int = 50) -> tuple[np.ndarray,
 
 def _scs(
     n: int, d: int, seed: int, *, sweeps: int = 150, start: np.ndarray | None = None
-) -> tuple[np.ndarray, int, dict[str, object]]:
+) -> _Found:
     sweeps = _check_int(sweeps, "sweeps", 1)
     if start is None:
         b0 = np.random.default_rng(seed).integers(1, n, size=d, dtype=np.int64)
@@ -210,7 +213,7 @@ def _scs(
 
 def _alg7(
     n: int, d: int, seed: int, *, n_primes: int = 50, sweeps: int = 3
-) -> tuple[np.ndarray, int, dict[str, object]]:
+) -> _Found:
     sweeps = _check_int(sweeps, "sweeps", 1)
     bases = alg6_generators(n, d, n_primes)
     tops, values, starts = ls.alg7_search(bases, n, ls.sq_dist_table(n), sweeps, 1)
@@ -227,7 +230,7 @@ def _best(
     rounds: int = 1500,
     perturb: int = 2,
     sweeps: int = 1000,
-) -> tuple[np.ndarray, int, dict[str, object]]:
+) -> _Found:
     """Algorithm 7 (T = 3), then ILS chains from its ``chains`` best distinct results
     (``rounds`` rounds each, ``perturb`` random entries re-drawn per round, SCS capped at
     ``sweeps`` sweeps). Never worse than ``alg7`` with the same ``n_primes``."""
@@ -255,7 +258,7 @@ def _best(
     return best_b, best_val, info
 
 
-_SEARCHES: dict[str, Callable[..., tuple[np.ndarray, int, dict[str, object]]]] = {
+_SEARCHES: dict[str, Callable[..., _Found]] = {
     "korobov": _korobov,
     "alg6": _alg6,
     "scs": _scs,
@@ -271,7 +274,9 @@ _OPTIONS: dict[str, tuple[str, ...]] = {
 }
 
 
-def rank1_lattice(n: int, d: int, method: str = "best", seed: int = 0, **options: object) -> Lattice:
+def rank1_lattice(
+    n: int, d: int, method: str = "best", seed: int = 0, **options: object
+) -> Lattice:
     """Rank-1 lattice of ``n`` points in ``[0, 1)^d`` with large separation (BKOP §8).
 
     Args:
@@ -470,7 +475,8 @@ def covering_radius_estimate(
         if toroidal:
             away -= np.round(away)
         norm = np.linalg.norm(away, axis=1, keepdims=True)
-        away = np.where(norm > 0, away / np.where(norm > 0, norm, 1.0), rng.standard_normal(away.shape))
+        unit = away / np.where(norm > 0, norm, 1.0)
+        away = np.where(norm > 0, unit, rng.standard_normal(away.shape))
         trial = z + step[:, None] * away
         if toroidal:
             trial = np.mod(trial, 1.0)

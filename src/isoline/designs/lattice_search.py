@@ -20,9 +20,9 @@ from numba import njit
 
 __all__ = [
     "alg7_search",
+    "argmax_min_sq_norm",
     "ils_chain",
     "korobov_search",
-    "argmax_min_sq_norm",
     "min_sq_norm",
     "min_sq_norms",
     "scs",
@@ -31,8 +31,6 @@ __all__ = [
 ]
 
 _INT64_MAX = np.iinfo(np.int64).max
-#: points whose residues i * c mod n are kept by addition in the candidate loop
-_N_RESIDUES = 1
 
 
 def sq_dist_table(n: int) -> np.ndarray:
@@ -110,12 +108,13 @@ def argmax_min_sq_norm(bases: np.ndarray, n: int, h: np.ndarray) -> tuple[int, i
 @njit(cache=True, nogil=True)
 def _coordinate_step(
     b: np.ndarray, j: int, n: int, h: np.ndarray, tot: np.ndarray, cur: int,
-    rest: np.ndarray, cand: np.ndarray,
+    rest: np.ndarray, cand: np.ndarray, surv: np.ndarray,
 ) -> tuple[int, int]:
     """Best replacement of ``b[j]``: returns (best ``c`` or -1 if none beats ``cur``, value).
 
     ``tot[i]`` ``(n//2 + 1,)`` holds the squared norms of the current lattice points and
-    ``cur`` their minimum; ``rest`` and ``cand`` are scratch arrays of the same length.
+    ``cur`` their minimum; ``rest``, ``cand`` and ``surv`` are scratch arrays of the same
+    length.
     Candidates ``c = 1..n//2`` are tried in increasing order and one replaces the incumbent
     only if strictly better (so the smallest maximizer wins, and a tie with the current
     entry keeps it).
@@ -126,6 +125,7 @@ def _coordinate_step(
     points with ``R_i <= s`` (``s`` = best value so far) in that order and dropped at the
     first one with ``R_i + h[i c mod n] <= s``; the value of a surviving candidate is the
     minimum over the sorted points, stopped once ``R_i`` reaches the running minimum.
+    A branch-free pass first drops the candidates failing on the two smallest ``R_i``.
     """
     m = n // 2
     bj = b[j]
@@ -152,17 +152,35 @@ def _coordinate_step(
     while na < nl and rest[pts[na]] <= s:
         na += 1
     best_c = -1
-    kr = min(nl, _N_RESIDUES)
-    res_k = np.zeros(kr, dtype=np.int64)  # pts[k] * c mod n for the first kr points
-    for c in range(1, m + 1):
-        for k in range(kr):
-            v = res_k[k] + pts[k]
-            res_k[k] = v - n if v >= n else v
+    # branch-free prefilter with the first two points (s only grows, so a candidate
+    # failing against the initial s fails later too); survivors are listed in order
+    ns = 0
+    if na == 0:
+        for c in range(1, m + 1):
+            surv[ns] = c
+            ns += 1
+    else:
+        i0 = pts[0]
+        r0 = rest[i0]
+        i1 = pts[1] if na > 1 else pts[0]
+        r1 = rest[i1]
+        res0 = 0
+        res1 = 0
+        for c in range(1, m + 1):
+            res0 += i0
+            if res0 >= n:
+                res0 -= n
+            res1 += i1
+            if res1 >= n:
+                res1 -= n
+            surv[ns] = c
+            ns += (r0 + h[res0] > s) & (r1 + h[res1] > s)
+    for t in range(ns):
+        c = surv[t]
         ok = True
         for k in range(na):
             i = pts[k]
-            hv = h[res_k[k]] if k < kr else h[(i * c) % n]
-            if rest[i] + hv <= s:
+            if rest[i] + h[(i * c) % n] <= s:
                 ok = False
                 break
         if not ok:
@@ -200,11 +218,12 @@ def _scs_inplace(b: np.ndarray, n: int, h: np.ndarray, sweeps: int) -> tuple[int
             cur = tot[i]
     rest = np.empty(m + 1, dtype=np.int64)
     cand = np.empty(m + 1, dtype=np.int64)
+    surv = np.empty(m + 1, dtype=np.int64)
     done = 0
     for _ in range(sweeps):
         changed = False
         for j in range(d):
-            c, s = _coordinate_step(b, j, n, h, tot, cur, rest, cand)
+            c, s = _coordinate_step(b, j, n, h, tot, cur, rest, cand, surv)
             if c > 0:
                 b[j] = c
                 res = 0
