@@ -276,6 +276,21 @@ def report(rows: list[dict], design_rows: list[dict], meta: dict) -> str:
                 f"| {r['cover_box']:.4f} ({r['cover_box_sd']:.4f}) | {r['seconds']:.3f} |"
             )
         lines.append("")
+        cases = sorted({(r["n"], r["d"]) for r in design_rows})
+        for key, word, pick in (
+            ("min_torus", "largest toroidal separation", max),
+            ("min_box", "largest separation in the box", max),
+            ("cover_box", "smallest covering-radius estimate in the box", min),
+        ):
+            winners = [
+                pick((r for r in design_rows if (r["n"], r["d"]) == c), key=lambda r: r[key])
+                for c in cases
+            ]
+            lines.append(
+                f"- {word} (mean over seeds): "
+                + ", ".join(f"(n={w['n']}, d={w['d']}) {w['design']}" for w in winners)
+            )
+        lines.append("")
     return "\n".join(lines)
 
 
