@@ -64,6 +64,10 @@ def test_bench_runs_resumes_and_reports(tmp_path, rosen_problem) -> None:
     report = write_report(cfg, db, tmp_path / "rep")
     text = report.read_text()
     assert "| CMA |" in text and "simple regret" in text
+    assert "Statistics" not in text
+    cfg_stats = parse_config(dict(CFG, report={"against": "CMA"}))
+    text = write_report(cfg_stats, db, tmp_path / "rep2").read_text()
+    assert "## Statistics" in text and "| rosen-test-d2 | (" in text
     assert (tmp_path / "rep" / "rosen-test-d2.png").stat().st_size > 1000
 
 

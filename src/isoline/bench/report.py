@@ -123,6 +123,7 @@ def write_report(
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     runs = collect(cfg, storage)
+    finals: dict[str, dict[str, np.ndarray]] = {}
     lines = [
         f"# Benchmark report: {cfg.name}",
         "",
@@ -168,21 +169,36 @@ def write_report(
                 f"{_fmt(r['median'])} | {r['wall']:.2f} | {r['failed']} |"
             )
         lines.append("")
-        against = cfg.report.get("against")
-        if against and any(r["method"] == against for r in rows):
-            lines += _stats_section(rows, against)
+        finals[prob.label] = {r["method"]: r["finals"] for r in rows}
+    against = cfg.report.get("against")
+    if against:
+        lines += _stats_section(finals, against)
     path = out / "report.md"
     path.write_text("\n".join(lines) + "\n")
     return path
 
 
-def _stats_section(rows: list[dict[str, Any]], against: str) -> list[str]:
-    try:
-        from isoline.bench.stats import compare_to_reference, stats_markdown
-    except ImportError:
+def _stats_section(finals: dict[str, dict[str, np.ndarray]], against: str) -> list[str]:
+    """KS normality and BH-corrected one-sided t-tests against ``against`` (NeuralBO
+    paper Tables 1-2), over the problems where ``against`` has results."""
+    from isoline.bench.stats import markdown_ks_table, markdown_ttest_table, ttest_table
+
+    cells = {c: m for c, m in finals.items() if against in m and len(m) > 1}
+    if not cells:
         return []
-    samples = {r["method"]: r["finals"] for r in rows}
-    return ["", stats_markdown(compare_to_reference(samples, against)), ""]
+    return [
+        "## Statistics",
+        "",
+        "Kolmogorov-Smirnov normality p-values of the final values:",
+        "",
+        markdown_ks_table(cells),
+        "",
+        f"One-sided t-tests, H0: baseline mean <= {against} mean (entry: p-value, and T when",
+        "H0 is rejected at FDR 0.05 after Benjamini-Hochberg over the whole table):",
+        "",
+        markdown_ttest_table(ttest_table(cells, against)),
+        "",
+    ]
 
 
 def _safe(label: str) -> str:
