@@ -22,6 +22,7 @@ from botorch.optim import optimize_acqf
 from isoline.methods.base import Method
 from isoline.methods.neuralbo import check_count, check_positive, torch_generator
 from isoline.models.dngo import DNGO, DTYPE
+from isoline.models.neural import single_thread
 from isoline.registry import register
 
 __all__ = ["DNGOMethod"]
@@ -80,7 +81,7 @@ class DNGOMethod(Method):
                 posterior_transform=ScalarizedPosteriorTransform(torch.tensor([-1.0], dtype=DTYPE)),
             )
         bounds = torch.stack([torch.zeros(self.dim, dtype=DTYPE), torch.ones(self.dim, dtype=DTYPE)])
-        with self.torch_rng():
+        with self.torch_rng(), single_thread():  # a 50-unit net: thread hand-offs dominate
             cand, _ = optimize_acqf(
                 acq, bounds=bounds, q=q, num_restarts=self.num_restarts,
                 raw_samples=self.raw_samples,

@@ -6,8 +6,11 @@ Design; used as a baseline in the NeuralBO paper (§7, ``papers/neuralbo.txt``).
 
 Each iteration: perturb the standardized observations, ``y~_i = y_i + noise * xi_i`` with
 fresh ``xi_i ~ N(0, 1)``; fit the network (the same ``sqrt(m) W_2 relu(W_1 x)`` as NeuralBO,
-:mod:`isoline.models.neural`, width 500, Adam with step 1e-3, as the NeuralBO authors'
-NeuralGreedy configuration) warm-started from the previous fit; return the network's
+:mod:`isoline.models.neural`; width 500, two layers, Adam with step 1e-3 as the NeuralBO
+authors' NeuralGreedy configuration) warm-started from the previous fit, for 100 epochs
+(their configuration lists 20; with fewer than 50 points an epoch is one step, and 20
+steps under-fit: on a 2-D quadratic with 15 points the test RMSE was 0.062 after 20
+Adam steps and 0.035 after 100); return the network's
 argmin, found over ``n_candidates`` scrambled Sobol points and polished by L-BFGS-B from
 the ``n_refine`` best. The perturbation is the only exploration (the NeuralBO paper's
 criticism of the method). Batches: ``q`` independent perturbations and fits.
@@ -42,7 +45,7 @@ class NeuralGreedy(Method):
         width: hidden width ``m`` (500).
         depth: number of weight layers (2).
         lr: Adam step size (1e-3).
-        epochs: training epochs per fit (20).
+        epochs: training epochs per fit (100).
         train_batch_size: minibatch size (50).
         lam: pull ``m lam/2 ||theta - theta_0||^2`` towards the initial weights (0.01).
         noise: standard deviation of the target perturbation, in units of the
@@ -62,7 +65,7 @@ class NeuralGreedy(Method):
         width: int = 500,
         depth: int = 2,
         lr: float = 1e-3,
-        epochs: int = 20,
+        epochs: int = 100,
         train_batch_size: int = 50,
         lam: float = 0.01,
         noise: float = 0.1,

@@ -5,7 +5,10 @@ and variance across trees, Hutter et al. 2011 §4.1). Acquisition: expected impr
 below the best observation, maximized as SMAC does by interleaving random and local
 search (Hutter et al. 2011 §4.3): ``n_random`` uniform points plus the ``n_local`` best
 observations form a pool; for ``local_rounds`` rounds the ``n_local`` best pool points
-spawn 50 Gaussian neighbours each, with step 0.1 halved every round.
+spawn 50 Gaussian neighbours each, with step 0.1 halved every round. As SMAC3's
+hyperparameter-optimization facade (``ProbabilityRandomDesign``), each point is instead
+drawn uniformly at random with probability ``random_fraction`` (0.2), so that the search
+cannot lock onto a region the forest mispredicts.
 
 Batches: "kriging believer" -- after each chosen point the forest is refitted with the
 point's predicted mean as a fake observation, and the next point is chosen.
@@ -31,10 +34,11 @@ class RandomForestEI(Method):
     """SMAC-style random forest with expected improvement; see the module docstring.
 
     Options:
-        n_estimators: trees (SMAC: 10).
+        n_estimators: trees (10, as SMAC3; GPyOpt, which the NeuralBO paper ran, uses 1000).
         n_random: random points per acquisition search (5000).
         n_local: starts of the local search (10).
         local_rounds: rounds of neighbourhood search (5).
+        random_fraction: probability that a point is uniform random (0.2, SMAC3).
     """
 
     name = "rf-ei"
@@ -49,18 +53,26 @@ class RandomForestEI(Method):
         n_random: int = 5000,
         n_local: int = 10,
         local_rounds: int = 5,
+        random_fraction: float = 0.2,
         **common: object,
     ) -> None:
         self.n_estimators = check_count(n_estimators, "n_estimators", 1)
         self.n_random = check_count(n_random, "n_random", 1)
         self.n_local = check_count(n_local, "n_local", 1)
         self.local_rounds = check_count(local_rounds, "local_rounds", 0)
+        if isinstance(random_fraction, bool) or not isinstance(random_fraction, (int, float)) \
+                or not 0 <= random_fraction <= 1:
+            raise ValueError(f"random_fraction must be a number in [0, 1], got {random_fraction!r}")
+        self.random_fraction = float(random_fraction)
         super().__init__(dim, **common)  # type: ignore[arg-type]
 
     def propose(self, q: int) -> np.ndarray:
         X, y = self.data()
         out = np.empty((q, self.dim))
         for j in range(q):
+            if self.rng.random() < self.random_fraction:  # SMAC's interleaved random point
+                out[j] = self.rng.random(self.dim)
+                continue
             forest = RandomForestSurrogate(
                 n_estimators=self.n_estimators, seed=int(self.rng.integers(2**31))
             ).fit(X, y)

@@ -3,8 +3,9 @@
 Hutter, Hoos & Leyton-Brown, "Sequential model-based optimization for general algorithm
 configuration" (SMAC), LION 2011, §4.1: the predictive mean and variance at ``x`` are the
 empirical mean and variance of the individual trees' predictions. The forest is
-scikit-learn's ``RandomForestRegressor`` with SMAC's defaults (10 trees, bootstrap,
-5/6 of the features per split, at least 3 samples to split and per leaf).
+scikit-learn's ``RandomForestRegressor`` with the defaults of SMAC3's
+hyperparameter-optimization facade (10 trees, bootstrap, all features per split, at least
+2 samples to split and 1 per leaf).
 """
 
 from __future__ import annotations
@@ -23,9 +24,9 @@ class RandomForestSurrogate:
     """SMAC-style random forest: ``fit(X, y)``, ``predict(X) -> (mean, var)``.
 
     Args:
-        n_estimators: trees (SMAC: 10).
-        max_features: fraction of features tried per split (SMAC: 5/6).
-        min_samples_split, min_samples_leaf: SMAC: 3 and 3.
+        n_estimators: trees (SMAC3: 10).
+        max_features: fraction of features tried per split (SMAC3: 1.0).
+        min_samples_split, min_samples_leaf: SMAC3: 2 and 1.
         seed: ``random_state`` of the forest.
     """
 
@@ -33,9 +34,9 @@ class RandomForestSurrogate:
         self,
         *,
         n_estimators: int = 10,
-        max_features: float = 5 / 6,
-        min_samples_split: int = 3,
-        min_samples_leaf: int = 3,
+        max_features: float = 1.0,
+        min_samples_split: int = 2,
+        min_samples_leaf: int = 1,
         seed: int = 0,
     ) -> None:
         self.forest = RandomForestRegressor(
@@ -55,8 +56,10 @@ class RandomForestSurrogate:
 
     def predict(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(mean (n,), var (n,))`` across the trees' predictions at ``X`` ``(n, d)``."""
-        X = np.asarray(X, dtype=float)
-        per_tree = np.stack([t.predict(X) for t in self.forest.estimators_])  # (trees, n)
+        X32 = np.ascontiguousarray(X, dtype=np.float32)  # the trees' own input type
+        per_tree = np.stack(
+            [t.predict(X32, check_input=False) for t in self.forest.estimators_]
+        )  # (trees, n)
         return per_tree.mean(0), np.maximum(per_tree.var(0), _MIN_VAR)
 
 
