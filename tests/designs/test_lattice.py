@@ -187,9 +187,10 @@ def test_scs_explicit_start_and_sweeps() -> None:
     [(1000, 10, 0.59632), (1000, 20, 1.0051), (2000, 10, 0.54658)],
 )
 def test_alg6_reproduces_paper_table(n: int, d: int, value: float) -> None:
-    """Algorithm 6 rows of Tables 1-2 of the BKOP paper, to 4 significant digits."""
+    """Algorithm 6 rows of Tables 1-2 of the BKOP paper, to the 5 digits printed."""
     res = designs.rank1_lattice(n, d, method="alg6")
-    assert float(f"{res.min_distance:.4g}") == float(f"{value:.4g}")
+    unit = 10.0 ** (math.floor(math.log10(value)) - 4)
+    assert abs(res.min_distance - value) <= 0.5 * unit
 
 
 def test_korobov_reproduces_paper_table() -> None:
