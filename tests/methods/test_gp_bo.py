@@ -45,6 +45,18 @@ def test_batch_and_rbf_kernel(name: str) -> None:
     assert best < 0.02
 
 
+def test_warm_start_keeps_fitted_hyperparameters_and_can_be_disabled() -> None:
+    m = make_method("gp-ei", 2, seed=0, n_init=6)
+    cold = make_method("gp-ei", 2, seed=0, n_init=6, warm_start=False)
+    for opt in (m, cold):
+        for _ in range(8):
+            X = opt.ask()
+            opt.tell(X, quadratic(X))
+    assert m._gp_state is not None and cold._gp_state is None
+    assert "covar_module.raw_lengthscale" in m._gp_state
+    assert m.best[1] < 1e-3 and cold.best[1] < 1e-3
+
+
 def test_ucb_beta_schedule() -> None:
     assert srinivas_beta(1, 2, 0.1) == pytest.approx(2 * math.log(2 * math.pi**2 / 0.6))
     m = make_method("gp-ucb", 3, n_init=2)
@@ -63,10 +75,11 @@ def test_ucb_beta_schedule() -> None:
         ("gp-ucb", dict(beta=-1.0), "beta"),
         ("gp-ucb", dict(delta=1.5), "delta"),
         ("gp-ts", dict(n_candidates=0), "n_candidates"),
+        ("gp-ei", dict(warm_start="yes"), "warm_start"),
     ],
 )
 def test_bad_options(name: str, options: dict, match: str) -> None:
-    with pytest.raises(ValueError, match=match):
+    with pytest.raises((ValueError, TypeError), match=match):
         make_method(name, 2, **options)
     with pytest.raises(TypeError, match="unknown option"):
         make_method(name, 2, bogus=1)

@@ -37,6 +37,11 @@ class _GPMethod(Method):
         kernel: ``"matern52"`` or ``"rbf"`` (ARD), see :func:`isoline.models.gp.fit_gp`.
         num_restarts: L-BFGS-B starts of the acquisition optimizer.
         raw_samples: Sobol points scored to pick those starts.
+        warm_start: start each hyperparameter fit from the previous proposal's fitted
+            hyperparameters (as Optuna's GPSampler does) instead of the prior modes; it
+            reaches the same marginal likelihood in about half the L-BFGS iterations
+            (measured: n = 500, d = 10, 14 instead of 30). The state is a dict of arrays,
+            so the method stays picklable.
     """
 
     family = "GP BO"
@@ -48,6 +53,7 @@ class _GPMethod(Method):
         kernel: str = "matern52",
         num_restarts: int = 10,
         raw_samples: int = 512,
+        warm_start: bool = True,
         **common: object,
     ) -> None:
         super().__init__(dim, **common)
@@ -56,14 +62,21 @@ class _GPMethod(Method):
         for name, v in (("num_restarts", num_restarts), ("raw_samples", raw_samples)):
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
                 raise ValueError(f"{name} must be a positive integer, got {v!r}")
+        if not isinstance(warm_start, bool):
+            raise TypeError(f"warm_start must be True or False, got {warm_start!r}")
         self.kernel = kernel
         self.num_restarts = int(num_restarts)
         self.raw_samples = int(raw_samples)
+        self.warm_start = warm_start
+        self._gp_state: dict[str, np.ndarray] | None = None
 
     def _fit_negated(self) -> tuple[GP, np.ndarray]:
         """GP of ``-y`` on all data (failures imputed); returns it and ``-y``."""
         X, y = self.data()
-        return fit_gp(X, -y, kernel=self.kernel), -y
+        gp = fit_gp(X, -y, kernel=self.kernel, init=self._gp_state if self.warm_start else None)
+        if self.warm_start:
+            self._gp_state = gp.state()
+        return gp, -y
 
     def _maximize(self, acqf: object, q: int, sequential: bool = False) -> np.ndarray:
         X, _ = maximize(
@@ -136,10 +149,12 @@ class GPUCB(_GPMethod):
         kernel: str = "matern52",
         num_restarts: int = 10,
         raw_samples: int = 512,
+        warm_start: bool = True,
         **common: object,
     ) -> None:
         super().__init__(
-            dim, kernel=kernel, num_restarts=num_restarts, raw_samples=raw_samples, **common
+            dim, kernel=kernel, num_restarts=num_restarts, raw_samples=raw_samples,
+            warm_start=warm_start, **common,
         )
         if isinstance(beta, str):
             if beta != "srinivas":
@@ -196,10 +211,12 @@ class GPTS(_GPMethod):
         kernel: str = "matern52",
         num_restarts: int = 10,
         raw_samples: int = 512,
+        warm_start: bool = True,
         **common: object,
     ) -> None:
         super().__init__(
-            dim, kernel=kernel, num_restarts=num_restarts, raw_samples=raw_samples, **common
+            dim, kernel=kernel, num_restarts=num_restarts, raw_samples=raw_samples,
+            warm_start=warm_start, **common,
         )
         if isinstance(n_candidates, bool) or not isinstance(n_candidates, (int, np.integer)):
             raise TypeError(f"n_candidates must be an integer, got {n_candidates!r}")
