@@ -158,6 +158,9 @@ class NeuralBO(Method):
             sample = mu + self.nu * sd * eps  # lines 4-5: one Thompson sample, minimized
             sample[chosen] = np.inf
             k = min(max(self.n_refine, 1), len(cand) - len(chosen))
+            if k <= 0:  # more points asked than candidates: fill with random points
+                out[j] = self.rng.random(self.dim)
+                continue
             top = np.argsort(sample, kind="stable")[:k]
             chosen.append(int(top[0]))
             out[j] = cand[top[0]]
