@@ -1,0 +1,675 @@
+"""Shared machinery of the local BO methods: GIBO, MPD, MinUCB and LA-MinUCB.
+
+What the four algorithms share (MinUCB paper, /work/shared/papers/minucb-local-bo.md,
+Algorithms 1-3; GIBO: Mueller et al., NeurIPS 2021; MPD: Nguyen et al., NeurIPS 2022):
+
+* a GP on a **local data window**, the last ``n_max`` observations (the ``N_max`` of the
+  GIBO/MPD code), with hyperparameters either fixed (the papers' synthetic setting) or
+  fitted on the window once per iteration (:class:`LocalGP`);
+* the **gradient-information criterion** (MinUCB eq. (5), GIBO's acquisition): the trace
+  of the posterior covariance of ``grad f(x_t)`` after adding candidate points, minimized
+  greedily one point at a time inside the box ``x_t +- delta`` (:class:`GradientInformation`,
+  :func:`greedy_samples`). It depends on where points are, never on their values, so a
+  whole sampling batch can be planned before any of it is evaluated;
+* the **UCB move** ``argmin_x mu(x) + beta sigma(x)`` of MinUCB (Alg. 1 line 8) and
+  LA-MinUCB (Alg. 2 line 6) (:class:`NegUCB`, :func:`minimize_ucb`);
+* the ask/tell **state machine** (:class:`LocalBO`): an algorithm iteration evaluates
+  several points, so the method keeps a queue of planned points, hands them out ``q`` at a
+  time and plans the next phase only once every planned point has been told. All state is
+  plain numpy and the randomness comes from ``self.rng``, so a pickled method resumes the
+  same trajectory.
+
+Everything is in the unit cube and minimizes. Covariances are in the units of ``y``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from botorch.acquisition import AcquisitionFunction
+from botorch.acquisition.analytic import AnalyticAcquisitionFunction
+from botorch.models.model import Model
+from botorch.utils.transforms import t_batch_mode_transform
+from torch.quasirandom import SobolEngine
+
+from isoline.acquisition import maximize
+from isoline.methods.base import Method
+from isoline.models.gp import GP, KERNELS, fit_gp
+
+__all__ = [
+    "GradientInformation",
+    "GradientPosterior",
+    "JointPosterior",
+    "Hypers",
+    "LocalBO",
+    "LocalGP",
+    "NegUCB",
+    "box_around",
+    "check_float",
+    "check_int",
+    "greedy_samples",
+    "minimize_ucb",
+]
+
+DTYPE = torch.float64
+#: -k''(0) of the unit-lengthscale, unit-variance kernels: prior variance of df/dx_i is
+#: ``c * outputscale / l_i^2`` (Rasmussen & Williams 2006, §9.4)
+_CURVATURE = {"rbf": 1.0, "matern52": 5.0 / 3.0}
+
+
+# -- option validation -------------------------------------------------------------------
+def check_int(v: object, name: str, minimum: int) -> int:
+    """``v`` as an int ``>= minimum``; TypeError/ValueError naming ``name`` otherwise."""
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+        raise TypeError(f"{name} must be an integer >= {minimum}, got {v!r}")
+    if v < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {v}")
+    return int(v)
+
+
+def check_float(
+    v: object, name: str, low: float = 0.0, high: float = math.inf, low_open: bool = True
+) -> float:
+    """``v`` as a finite float in ``(low, high]`` (``[low, high]`` if not ``low_open``)."""
+    if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a number, got {v!r}")
+    v = float(v)
+    ok = math.isfinite(v) and (v > low if low_open else v >= low) and v <= high
+    if not ok:
+        lo = "(" if low_open else "["
+        raise ValueError(f"{name} must be in {lo}{low}, {high}], got {v}")
+    return v
+
+
+def box_around(x: np.ndarray, delta: float) -> np.ndarray:
+    """``(2, d)`` bounds of the box ``x +- delta`` intersected with the unit cube."""
+    return np.stack([np.clip(x - delta, 0.0, 1.0), np.clip(x + delta, 0.0, 1.0)])
+
+
+# -- the local GP ------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Hypers:
+    """GP hyperparameters in ``y`` units: ``(d,)`` lengthscales, prior and noise variance."""
+
+    lengthscale: np.ndarray
+    outputscale: float
+    noise: float
+
+
+class LocalGP:
+    """GP on the last ``n_max`` observations, hyperparameters fixed or fitted.
+
+    A fixed value (``lengthscale``, ``outputscale``, ``noise``; variances in ``y`` units)
+    is used as given; ``None`` is learned by :func:`isoline.models.gp.fit_gp` (BoTorch
+    priors; with ``outputscale=None`` the prior variance is that of the standardized window).
+    The prior mean is the window mean of ``y`` (``fit_gp(mean="zero")`` on standardized
+    outputs), as the MPD code's standardization gives.
+    """
+
+    def __init__(
+        self,
+        dim: int,
+        kernel: str,
+        n_max: int,
+        lengthscale: float | list[float] | None,
+        outputscale: float | None,
+        noise: float | None,
+    ) -> None:
+        if kernel not in KERNELS:
+            raise ValueError(f"kernel must be one of {KERNELS}, got {kernel!r}")
+        self.dim = dim
+        self.kernel = kernel
+        self.n_max = check_int(n_max, "n_max", 2)
+        if lengthscale is None:
+            self.lengthscale = None
+        else:
+            ls = np.asarray(lengthscale, dtype=float).reshape(-1)
+            if ls.size == 1:
+                ls = np.full(dim, float(ls[0]))
+            if ls.shape != (dim,) or not np.all(np.isfinite(ls)) or np.any(ls <= 0):
+                raise ValueError(
+                    f"lengthscale must be None, a positive number or {dim} positive numbers, "
+                    f"got {lengthscale!r}"
+                )
+            self.lengthscale = ls
+        self.outputscale = None if outputscale is None else check_float(outputscale, "outputscale")
+        self.noise = None if noise is None else check_float(noise, "noise", low_open=False)
+
+    @property
+    def fixed(self) -> bool:
+        """Whether every hyperparameter is fixed (nothing to fit)."""
+        return self.lengthscale is not None and self.noise is not None
+
+    def window(self, X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The last ``n_max`` rows of ``X (n, d)`` and ``y (n,)``."""
+        return X[-self.n_max :], y[-self.n_max :]
+
+    def fit(self, X: np.ndarray, y: np.ndarray) -> GP:
+        """GP on the window of ``(X, y)``, free hyperparameters fitted (torch RNG used)."""
+        Xw, yw = self.window(X, y)
+        return fit_gp(
+            Xw,
+            yw,
+            kernel=self.kernel,
+            noise=self.noise,
+            lengthscale=self.lengthscale,
+            outputscale=self.outputscale,
+            mean="zero",
+            fit=not self.fixed and len(yw) >= 2,
+        )
+
+    def with_hypers(self, X: np.ndarray, y: np.ndarray, h: Hypers) -> GP:
+        """GP on the window of ``(X, y)`` with the hyperparameters ``h`` (no fitting)."""
+        Xw, yw = self.window(X, y)
+        return fit_gp(
+            Xw,
+            yw,
+            kernel=self.kernel,
+            noise=h.noise,
+            lengthscale=h.lengthscale,
+            outputscale=h.outputscale,
+            mean="zero",
+            fit=False,
+        )
+
+
+def hypers_of(gp: GP) -> Hypers:
+    """The hyperparameters of a fitted GP, in ``y`` units."""
+    return Hypers(gp.lengthscales, gp.outputscale, gp.noise)
+
+
+# -- acquisition functions -------------------------------------------------------------
+def _kernel_parts(model: Model) -> tuple[str, torch.Tensor, torch.Tensor]:
+    """``(kind, lengthscales (d,), outputscale)`` of a model's RBF/Matern-5/2 kernel
+    (standardized units)."""
+    k = model.covar_module
+    base = getattr(k, "base_kernel", k)
+    os_ = k.outputscale.detach().reshape(()) if hasattr(k, "base_kernel") else torch.tensor(1.0, dtype=DTYPE)
+    nu = getattr(base, "nu", None)
+    if nu is None:
+        kind = "rbf"
+    elif float(nu) == 2.5:
+        kind = "matern52"
+    else:
+        raise ValueError(f"local BO supports the RBF and Matern-5/2 kernels, got nu={nu}")
+    return kind, base.lengthscale.detach().reshape(-1), os_
+
+
+def _k_and_grad(
+    kind: str, ls: torch.Tensor, os_: torch.Tensor, x: torch.Tensor, Z: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Kernel ``k(x, Z) (..., m)`` and its gradient in ``x``, ``(..., m, d)``.
+
+    ``x (..., d)``, ``Z (..., m, d)``. RBF: ``dk/dx = -k (x - z) / l^2``; Matern-5/2:
+    ``dk/dx = -s (5/3) (1 + sqrt5 r) exp(-sqrt5 r) (x - z) / l^2`` (Rasmussen & Williams
+    2006, eq. (4.17)).
+    """
+    diff = (x.unsqueeze(-2) - Z) / ls  # (..., m, d), in lengthscale units
+    r2 = diff.square().sum(-1)
+    if kind == "rbf":
+        k = os_ * torch.exp(-0.5 * r2)
+        g = -k.unsqueeze(-1) * diff / ls
+    else:
+        r = torch.sqrt(r2.clamp_min(1e-30))
+        e = torch.exp(-math.sqrt(5.0) * r)
+        k = os_ * (1.0 + math.sqrt(5.0) * r + 5.0 / 3.0 * r2) * e
+        g = -(os_ * 5.0 / 3.0 * (1.0 + math.sqrt(5.0) * r) * e).unsqueeze(-1) * diff / ls
+    return k, g
+
+
+def _train_factor(model: Model) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """``(X (n, d), L (n, n), noise)``: training inputs, lower Cholesky factor of
+    ``K + noise I`` and the noise variance, in the model's standardized units."""
+    with torch.no_grad():
+        X = model.train_inputs[0].detach()
+        noise = model.likelihood.noise.detach().reshape(-1)[0]
+        K = model.covar_module(X).to_dense() + noise * torch.eye(X.shape[0], dtype=DTYPE)
+    return X, _cholesky(K), noise
+
+
+def _kernel(kind: str, ls: torch.Tensor, os_: torch.Tensor, A: torch.Tensor, B: torch.Tensor) -> torch.Tensor:
+    """Kernel matrix ``k(A, B)`` ``(..., m, p)`` for ``A (..., m, d)``, ``B (..., p, d)``.
+
+    Squared distances by ``|a|^2 + |b|^2 - 2 a.b`` (as GPyTorch does): no ``(m, p, d)``
+    intermediate.
+    """
+    a, b = A / ls, B / ls
+    r2 = (a.square().sum(-1, keepdim=True) + b.square().sum(-1).unsqueeze(-2)
+          - 2.0 * a @ b.transpose(-1, -2)).clamp_min(0.0)  # fmt: skip
+    if kind == "rbf":
+        return os_ * torch.exp(-0.5 * r2)
+    r = torch.sqrt(r2.clamp_min(1e-30))
+    return os_ * (1.0 + math.sqrt(5.0) * r + 5.0 / 3.0 * r2) * torch.exp(-math.sqrt(5.0) * r)
+
+
+class JointPosterior:
+    """Differentiable joint posterior of ``f`` at a batch of point sets, in ``y`` units.
+
+    The same quantity as ``model.posterior(P)`` (mean and covariance) for the RBF and
+    Matern-5/2 GPs of :func:`isoline.models.gp.fit_gp`, computed directly from the
+    training Cholesky factor (no GPyTorch dispatch): the one-shot look-ahead evaluates it
+    thousands of times per iteration, where the dispatch dominated the cost (profiled).
+    """
+
+    def __init__(self, model: Model) -> None:
+        self.kind, self.ls, self.os = _kernel_parts(model)
+        self.Xtr, self.L, _ = _train_factor(model)
+        with torch.no_grad():
+            m0 = model.mean_module(self.Xtr[:1]).reshape(-1)[0]
+            r = model.train_targets.reshape(-1) - model.mean_module(self.Xtr).reshape(-1)
+            self.alpha = torch.cholesky_solve(r.unsqueeze(-1), self.L).reshape(-1)
+        self.m0 = m0.detach()
+        tf = model.outcome_transform
+        self.shift = float(tf.means.reshape(-1)[0])
+        self.scale = float(tf.stdvs.reshape(-1)[0])
+
+    def __call__(self, P: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Mean ``(..., m)`` and covariance ``(..., m, m)`` of ``f`` at ``P (..., m, d)``."""
+        Kpx = _kernel(self.kind, self.ls, self.os, P, self.Xtr)  # (..., m, n)
+        mean = self.m0 + Kpx @ self.alpha
+        V = torch.linalg.solve_triangular(self.L, Kpx.transpose(-1, -2), upper=False)
+        cov = _kernel(self.kind, self.ls, self.os, P, P) - V.transpose(-1, -2) @ V
+        return self.shift + self.scale * mean, self.scale**2 * cov
+
+
+class GradientPosterior:
+    """Fast posterior of ``grad f(x)`` for repeated queries on one GP (MPD's walk).
+
+    Same quantity as :meth:`isoline.models.gp.GP.gradient_posterior` (mean ``(d,)`` and
+    covariance ``(d, d)`` in ``y`` units), with analytic kernel derivatives and the
+    training factorization computed once: one query costs ``O(n^2 d + n d^2)``.
+    """
+
+    def __init__(self, gp: GP) -> None:
+        model = gp.model
+        self.kind, self.ls, self.os = _kernel_parts(model)
+        self.Xtr, self.L, _ = _train_factor(model)
+        with torch.no_grad():
+            r = model.train_targets.reshape(-1) - model.mean_module(self.Xtr).reshape(-1)
+            self.alpha = torch.cholesky_solve(r.unsqueeze(-1), self.L).reshape(-1)
+        self.scale = float(model.outcome_transform.stdvs.reshape(-1)[0])
+        self.prior = _CURVATURE[self.kind] * self.os / self.ls**2
+
+    def __call__(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        xt = torch.as_tensor(np.asarray(x, dtype=float), dtype=DTYPE).reshape(-1)
+        with torch.no_grad():
+            _, J = _k_and_grad(self.kind, self.ls, self.os, xt, self.Xtr)  # (n, d)
+            mean = (J.T @ self.alpha) * self.scale
+            V = torch.linalg.solve_triangular(self.L, J, upper=False)
+            cov = (torch.diag(self.prior) - V.T @ V) * self.scale**2
+        cov = 0.5 * (cov + cov.T)
+        return mean.numpy().copy(), cov.numpy().copy()
+
+
+class _GradientCrossCovariance(AcquisitionFunction):
+    """Base of the sampling criteria: for candidates ``z`` the posterior covariance
+    ``c(z) = Cov(grad f(x), f(z) | D)`` ``(b, d)`` and ``s(z) = Var(y(z) | D)`` ``(b,)``, both
+    in ``y`` units, with ``D`` the model's training data (Rasmussen & Williams 2006, §9.4):
+    ``c(z) = dk(x, z)/dx - dk(x, X)/dx K^-1 k(X, z)``, ``s(z) = k(z, z) + noise -
+    k(z, X) K^-1 k(X, z)``. Kernel derivatives are analytic (RBF or Matern-5/2).
+    """
+
+    def __init__(self, model: Model, x: np.ndarray) -> None:
+        super().__init__(model)
+        self.x = torch.as_tensor(np.asarray(x, dtype=float), dtype=DTYPE).reshape(-1)
+        self.kind, self.ls, self.os = _kernel_parts(model)
+        self.Xtr, self.L, self.noise_std = _train_factor(model)
+        with torch.no_grad():
+            _, J = _k_and_grad(self.kind, self.ls, self.os, self.x, self.Xtr)  # (n, d)
+            self.KinvJ = torch.cholesky_solve(J, self.L)
+        self.y_var = float(model.outcome_transform.stdvs.reshape(-1)[0]) ** 2
+
+    def cross(self, X: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """``c (..., d)`` and ``s (...)`` for candidates ``X (..., 1, d)``."""
+        z = X.squeeze(-2)
+        kXz = _kernel(self.kind, self.ls, self.os, z.unsqueeze(-2), self.Xtr).squeeze(-2)
+        _, g0 = _k_and_grad(self.kind, self.ls, self.os, self.x, z.unsqueeze(-2))
+        c = g0.squeeze(-2) - kXz @ self.KinvJ  # (..., d)
+        V = torch.linalg.solve_triangular(self.L, kXz.unsqueeze(-1), upper=False).squeeze(-1)
+        s = (self.os + self.noise_std - V.square().sum(-1)).clamp_min(1e-12)
+        return c * self.y_var, s * self.y_var
+
+
+class GradientInformation(_GradientCrossCovariance):
+    """GIBO's sampling criterion (MinUCB eq. (5)) as a variance reduction, maximized.
+
+    ``alpha(z) = ||c(z)||^2 / s(z)``: how much adding ``z`` lowers the trace of the posterior
+    covariance of ``grad f(x)``; maximizing it minimizes ``alpha_trace(x, D + z)``.
+    Input ``(b, 1, d)``, output ``(b,)`` in ``y`` units squared.
+    """
+
+    @t_batch_mode_transform(expected_q=1)
+    def forward(self, X: torch.Tensor) -> torch.Tensor:
+        c, s = self.cross(X)
+        return c.square().sum(-1) / s
+
+
+class NegUCB(AnalyticAcquisitionFunction):
+    """``-(mu(x) + beta sigma(x))`` of the latent ``f`` (maximized = UCB minimized).
+
+    ``beta`` multiplies ``sigma`` directly, as in the MinUCB paper (eq. (3)); BoTorch's
+    ``UpperConfidenceBound`` uses ``sqrt(beta)`` and the other sign. Input ``(b, 1, d)``.
+    """
+
+    def __init__(self, model: Model, beta: float) -> None:
+        super().__init__(model)
+        self.beta = float(beta)
+
+    @t_batch_mode_transform(expected_q=1)
+    def forward(self, X: torch.Tensor) -> torch.Tensor:
+        mean, sigma = self._mean_and_sigma(X)  # (b, 1): one output
+        return -(mean + self.beta * sigma).squeeze(-1)
+
+
+# -- optimization helpers --------------------------------------------------------------
+def sobol_box(n: int, B: np.ndarray, seed: int) -> np.ndarray:
+    """``(n, d)`` scrambled Sobol points in the box ``B (2, d)``."""
+    U = SobolEngine(B.shape[1], scramble=True, seed=seed).draw(n, dtype=DTYPE).numpy()
+    return B[0] + (B[1] - B[0]) * U
+
+
+def _score(acqf: AcquisitionFunction, X: np.ndarray, chunk: int = 256) -> np.ndarray:
+    """Acquisition values ``(n,)`` of single points ``X (n, d)`` (non-finite -> -inf)."""
+    out = []
+    with torch.no_grad():
+        for part in np.array_split(X, max(1, math.ceil(len(X) / chunk))):
+            v = acqf(torch.as_tensor(part, dtype=DTYPE).unsqueeze(-2)).reshape(-1)
+            out.append(v.numpy())
+    v = np.concatenate(out)
+    return np.where(np.isfinite(v), v, -np.inf)
+
+
+def minimize_ucb(
+    gp: GP,
+    beta: float,
+    anchors: np.ndarray,
+    delta: float,
+    seed: int,
+    num_restarts: int,
+    raw_samples: int,
+) -> np.ndarray:
+    """``argmin_x mu(x) + beta sigma(x)`` over the unit cube (MinUCB Alg. 1 line 8).
+
+    Far from the data the UCB is the prior mean plus ``beta`` prior deviations, so the
+    minimizer lies near the data: L-BFGS-B starts from the best of the ``anchors (m, d)``
+    (current point, window points) and of ``raw_samples`` Sobol points in the boxes
+    ``anchor +- delta``. Returns ``(d,)``.
+    """
+    acqf = NegUCB(gp.model, beta)
+    d = anchors.shape[1]
+    per = max(1, raw_samples // len(anchors))
+    raw = [anchors]
+    for i, a in enumerate(anchors):
+        raw.append(sobol_box(per, box_around(a, delta), seed + i))
+    cand = np.vstack(raw)
+    vals = _score(acqf, cand)
+    top = np.argsort(-vals, kind="stable")[:num_restarts]
+    X, _ = maximize(acqf, d, 1, initial_conditions=cand[top][:, None, :])
+    x = X.reshape(-1)
+    if _score(acqf, x[None])[0] < vals[top[0]]:  # keep the best start if L-BFGS-B lost it
+        x = cand[top[0]]
+    return np.clip(x, 0.0, 1.0)
+
+
+def greedy_samples(
+    local: LocalGP,
+    h: Hypers,
+    X_obs: np.ndarray,
+    y_obs: np.ndarray,
+    planned: list[np.ndarray],
+    center: np.ndarray,
+    n: int,
+    delta: float,
+    make_acqf: object,
+    seeds: np.random.Generator,
+    num_restarts: int,
+    raw_samples: int,
+    epsilon: float | None = None,
+    multiple: int = 1,
+) -> list[np.ndarray]:
+    """Choose up to ``n`` sampling points one at a time (GIBO Alg. 3 line 3, greedily).
+
+    Each point maximizes ``make_acqf(model, center)`` inside ``center +- delta``, where the
+    model holds the window of the observed points ``X_obs``/``y_obs`` followed by the
+    points ``planned`` so far. Their values are not needed: the criteria depend on
+    locations only, and with fixed hyperparameters the posterior covariance does not
+    depend on ``y``, so placeholders are used.
+
+    With ``epsilon``, sampling stops once a point (after the first) lowers the trace of the
+    gradient covariance by less than ``epsilon`` (the GIBO code's ``epsilon_diff_acq_value``),
+    at a moment when ``len(planned) + chosen`` is a multiple of ``multiple`` (full batches).
+    Randomness (BoTorch's raw samples) is seeded from ``seeds``.
+    """
+    out: list[np.ndarray] = []
+    fill = float(np.mean(y_obs)) if len(y_obs) else 0.0
+    B = box_around(center, delta)
+    for k in range(n):
+        pts = planned + out
+        X = np.vstack([X_obs] + ([np.array(pts)] if pts else []))
+        y = np.concatenate([y_obs, np.full(len(pts), fill)])
+        gp = local.with_hypers(X, y, h)
+        acqf = make_acqf(gp.model, center)
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(int(seeds.integers(2**31 - 1)))
+            z, _ = maximize(acqf, center.size, 1, bounds=B, num_restarts=num_restarts,
+                            raw_samples=raw_samples)  # fmt: skip
+        z = np.clip(z.reshape(-1), 0.0, 1.0)
+        out.append(z)
+        if epsilon is not None and k >= 1 and (len(planned) + len(out)) % multiple == 0:
+            with torch.no_grad():
+                gain = GradientInformation(gp.model, center)(torch.as_tensor(z)[None, None])
+            if float(gain) < epsilon:
+                break
+    return out
+
+
+def _cholesky(K: torch.Tensor) -> torch.Tensor:
+    """Lower Cholesky factor of ``K``, adding growing jitter if needed."""
+    scale = float(K.diagonal(dim1=-2, dim2=-1).abs().max().clamp_min(1e-300))
+    eye = torch.eye(K.shape[-1], dtype=K.dtype)
+    for jitter in (0.0, 1e-10, 1e-8, 1e-6, 1e-4, 1e-2):
+        L, info = torch.linalg.cholesky_ex(K + jitter * scale * eye)
+        if int(info.max()) == 0:
+            return L
+    raise RuntimeError("covariance is not positive definite even with jitter 1e-2")
+
+
+# -- the ask/tell state machine ------------------------------------------------------------
+class LocalBO(Method):
+    """Base of the local methods: GP options, the local window and the point queue.
+
+    An algorithm iteration is split into *phases*: lists of points whose choice needs only
+    values already observed. :meth:`propose` hands out queued points; when the queue is
+    empty and every handed-out point has been told, it calls :meth:`_advance` (subclasses:
+    plan the next phase from all data); when more points are asked while values are still
+    missing, it calls :meth:`_extend` (subclasses: more points that do not need them).
+
+    The run starts from the best point of the initial design (default
+    ``max(2, min(2 d, 20))`` scrambled-Sobol points, as isoline's other GP methods; the
+    papers start from one Sobol point, ``n_init=1``, §8), or from the centre of the cube
+    with ``n_init=0``.
+
+    Options (shared):
+        n_max: local window, the last ``n_max`` observations (default ``5 d``, GIBO/MPD
+            synthetic setting).
+        kernel: ``"rbf"`` (the papers' SE kernel) or ``"matern52"``.
+        lengthscale: fixed ARD lengthscale(s) in unit-cube units, or ``None`` to fit.
+        outputscale: fixed prior variance of ``f`` in ``y`` units, or ``None``.
+        noise: fixed noise variance in ``y`` units, or ``None`` to fit.
+        num_restarts, raw_samples: acquisition optimizer starts and raw points.
+    """
+
+    family = "local BO"
+    needs_data = False
+    default_init = "sobol"
+
+    def __init__(
+        self,
+        dim: int,
+        *,
+        n_max: int | None = None,
+        kernel: str = "rbf",
+        lengthscale: float | list[float] | None = None,
+        outputscale: float | None = None,
+        noise: float | None = None,
+        num_restarts: int = 5,
+        raw_samples: int = 64,
+        **common: object,
+    ) -> None:
+        super().__init__(dim, **common)
+        self.local = LocalGP(
+            self.dim, kernel, 5 * self.dim if n_max is None else n_max, lengthscale,
+            outputscale, noise,
+        )  # fmt: skip
+        self.num_restarts = check_int(num_restarts, "num_restarts", 1)
+        self.raw_samples = check_int(raw_samples, "raw_samples", 1)
+        self.center: np.ndarray | None = None
+        self.iteration = 0
+        self._hypers: Hypers | None = None
+        self._queue: list[np.ndarray] = []
+        self._pending: dict[bytes, list[np.ndarray]] = {}
+        #: points of the current phase (planned, in order), for the planning window
+        self._phase: list[np.ndarray] = []
+
+    @classmethod
+    def default_n_init(cls, dim: int) -> int:
+        """``max(2, min(2 d, 20))`` like the other GP methods (the papers use 1)."""
+        return max(2, min(2 * dim, 20))
+
+    # -- queue ---------------------------------------------------------------------------
+    def propose(self, q: int) -> np.ndarray:
+        while len(self._queue) < q:
+            if not self._queue and not self._pending:
+                self._phase = []
+                new = self._advance()
+            else:
+                new = self._extend(q - len(self._queue))
+            if not new:
+                raise RuntimeError(f"{type(self).__name__} planned no points")
+            new = [np.clip(np.asarray(x, dtype=float).reshape(-1), 0.0, 1.0) for x in new]
+            self._phase.extend(new)
+            self._queue.extend(new)
+        out, self._queue = self._queue[:q], self._queue[q:]
+        for x in out:
+            self._pending.setdefault(x.tobytes(), []).append(x)
+        return np.array(out)
+
+    def observe(self, X: np.ndarray, y: np.ndarray) -> None:
+        for x in X:
+            key = np.ascontiguousarray(x).tobytes()
+            if key in self._pending:
+                self._pending[key].pop()
+                if not self._pending[key]:
+                    del self._pending[key]
+
+    def _untold(self) -> list[np.ndarray]:
+        """Points of the current phase handed out or queued but not yet told."""
+        pend = [x for xs in self._pending.values() for x in xs]
+        return pend + list(self._queue)
+
+    # -- helpers for subclasses ----------------------------------------------------------
+    def _observed(self) -> tuple[np.ndarray, np.ndarray]:
+        """All told points and values (failures imputed with the worst value)."""
+        X, y = self.data()
+        return X, y
+
+    def _start(self) -> tuple[np.ndarray, bool]:
+        """Start point ``x_1``: best observed point (True) or the cube centre (False)."""
+        b = self.best
+        if b is None:
+            return np.full(self.dim, 0.5), False
+        return b[0], True
+
+    def _fit(self) -> GP | None:
+        """Fit the window GP on the observed data and remember its hyperparameters."""
+        X, y = self._observed()
+        if len(y) == 0:
+            return None
+        with self.torch_rng():
+            gp = self.local.fit(X, y)
+        self._hypers = hypers_of(gp)
+        return gp
+
+    def _planning_hypers(self) -> Hypers:
+        """Hyperparameters for location-only planning: fixed, or the last fitted ones
+        (before the first fit: fitted on the data so far, or the defaults)."""
+        if self._hypers is None:
+            X, y = self._observed()
+            if len(y) == 0:
+                X, y = np.full((1, self.dim), 0.5), np.zeros(1)
+            with self.torch_rng():
+                self._hypers = hypers_of(self.local.fit(X, y))
+        return self._hypers
+
+    def _anchors(self, gp: GP, k: int = 4) -> np.ndarray:
+        """Current point and the ``k`` best window points (by posterior mean)."""
+        Xw = gp.model.train_inputs[0].numpy()
+        mean, _ = gp.posterior(Xw)
+        best = Xw[np.argsort(mean, kind="stable")[:k]]
+        pts = [self.center] if self.center is not None else []
+        return np.unique(np.vstack(pts + [best]), axis=0)
+
+    def _seed(self) -> int:
+        return int(self.rng.integers(2**31 - 1))
+
+    # -- for subclasses ------------------------------------------------------------------
+    def _advance(self) -> list[np.ndarray]:
+        """Plan the next phase from the observed data (every planned point is told)."""
+        raise NotImplementedError
+
+    def _extend(self, k: int) -> list[np.ndarray]:
+        """``>= 1`` more points for the current phase without the missing values."""
+        raise NotImplementedError
+
+
+class GradientLocalBO(LocalBO):
+    """Base of GIBO, MPD and MinUCB: evaluate ``x_t`` (``n_repeat`` times), sample
+    ``n_samples`` points near it by a location-only criterion, then move.
+
+    The sampling batch is planned in full at the start of the iteration (its criterion
+    does not depend on the values) and padded so that the iteration fills whole batches
+    of ``batch_size``. Subclasses define :meth:`_criterion` and :meth:`_move`.
+    """
+
+    n_repeat: int = 1
+    n_samples: int = 1
+    delta: float = 0.2
+    epsilon: float | None = None
+
+    def _criterion(self) -> object:
+        """Factory ``(model, center) -> acquisition`` for the sampling points."""
+        return GradientInformation
+
+    def _move(self) -> np.ndarray:
+        """The next iterate ``x_{t+1}`` from all observed data."""
+        raise NotImplementedError
+
+    def _advance(self) -> list[np.ndarray]:
+        repeats = self.n_repeat
+        if self.center is None:
+            self.center, evaluated = self._start()
+            repeats -= int(evaluated)  # the initial-design evaluation of x_1 counts
+        else:
+            self.center = np.clip(self._move(), 0.0, 1.0)
+            self.iteration += 1
+        head = [self.center.copy() for _ in range(repeats)]
+        q = self.batch_size
+        total = int(math.ceil((len(head) + self.n_samples) / q) * q)
+        return head + self._samples(total - len(head), head, self.epsilon)
+
+    def _extend(self, k: int) -> list[np.ndarray]:
+        return self._samples(k, [], None)
+
+    def _samples(self, n: int, head: list[np.ndarray], epsilon: float | None) -> list[np.ndarray]:
+        """Up to ``n`` sampling points around ``center`` (fewer if ``epsilon`` stops early)."""
+        if n <= 0:
+            return []
+        X, y = self._observed()
+        return greedy_samples(
+            self.local, self._planning_hypers(), X, y, self._untold() + head, self.center,
+            n, self.delta, self._criterion(), self.rng, self.num_restarts, self.raw_samples,
+            epsilon=epsilon, multiple=self.batch_size,
+        )  # fmt: skip
