@@ -5,8 +5,8 @@ with seed = repetition) every contender makes one suggestion from the same n poi
 
 * ``isoline gp-ei``: the method as it runs inside a loop: it was told the first n - 1
   points and asked once (not timed; this leaves its warm-start hyperparameters), then told
-  the n-th point; the next ``ask()`` is timed. Default Matern-5/2 kernel.
-* ``isoline gp-ei rbf``: the same with ``kernel="rbf"`` (BoTorch's default kernel).
+  the n-th point; the next ``ask()`` is timed. Default RBF kernel (as BoTorch's loop).
+* ``isoline gp-ei matern52``: the same with ``kernel="matern52"``.
 * ``isoline gp-ei cold``: a fresh method told all n points (``warm_start`` has nothing
   to start from), time ``ask()``.
 * ``botorch loop``: ``SingleTaskGP`` (BoTorch defaults: RBF, ``Standardize``) +
@@ -59,7 +59,7 @@ ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "benchmarks" / "results" / "overhead"
 D = 10
 RESTARTS, RAW = 10, 512
-CONTENDERS = ("isoline gp-ei", "isoline gp-ei rbf", "isoline gp-ei cold", "botorch loop",
+CONTENDERS = ("isoline gp-ei", "isoline gp-ei matern52", "isoline gp-ei cold", "botorch loop",
               "botorch loop 1 thread", "optuna GPSampler")
 
 
@@ -130,7 +130,7 @@ def suggest(name: str, X: np.ndarray, y: np.ndarray, seed: int) -> tuple[np.ndar
     if name == "optuna GPSampler":
         fn = optuna_ask(X, y, seed)
     elif name.startswith("isoline"):
-        kernel = "rbf" if name.endswith("rbf") else "matern52"
+        kernel = "matern52" if name.endswith("matern52") else "rbf"
         fn = isoline_ei(X, y, seed, kernel, in_loop=not name.endswith("cold"))
     else:
         fn = {"botorch loop": botorch_loop, "botorch loop 1 thread": botorch_loop_1t}[name]

@@ -42,6 +42,7 @@ from gpytorch.kernels import Kernel, MaternKernel, RBFKernel, ScaleKernel
 from gpytorch.likelihoods import GaussianLikelihood
 from gpytorch.means import ConstantMean, ZeroMean
 from gpytorch.mlls import ExactMarginalLogLikelihood
+from gpytorch.utils.warnings import NumericalWarning
 from linear_operator.utils.errors import NanError, NotPSDError
 
 __all__ = ["GP", "GPFitError", "KERNELS", "MEANS", "fit_gp", "limit_threads"]
@@ -153,7 +154,9 @@ class GP:
     ) -> tuple[np.ndarray, np.ndarray]:
         """Posterior mean ``(n,)`` and variance ``(n,)`` of ``f`` (or of ``y``) at ``X (n, d)``."""
         Xt = self._tensor(X)
-        with torch.no_grad():
+        with torch.no_grad(), warnings.catch_warnings():
+            # round-off can make variances at data points slightly negative; clamped below
+            warnings.simplefilter("ignore", NumericalWarning)
             post = self.model.posterior(Xt, observation_noise=observation_noise)
             mean = post.mean.reshape(-1).numpy().copy()
             var = post.variance.reshape(-1).clamp_min(0.0).numpy().copy()
