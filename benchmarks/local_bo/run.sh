@@ -1,0 +1,30 @@
+#!/bin/sh
+# Local BO benchmarks (issue 4): MinUCB paper Figures 2 and 3 with isoline's runner.
+# Run from the repository root. Stores go to /tmp; reports to benchmarks/results/local_bo/.
+#
+# Compute budget (measured first, CPU seconds on one core, seed 0, d = 100, 500 evals,
+# see benchmarks/results/local_bo/timing.md): one seed of all seven methods at d = 100
+# is ~0.1-0.15 CPU-hours; with d = 25 and 50 and the RL tasks, 5 seeds for the GP
+# objectives and 3-5 for RL fit the ~60 minutes of 2-core compute allotted.
+set -e
+PY=.venv/bin/python
+OUT=benchmarks/results/local_bo
+
+# 1. CPU seconds per ask / per algorithm iteration at d = 100 (one seed, single thread)
+mkdir -p $OUT/timing
+for m in la-minucb gibo minucb mpd turbo cma-es random; do
+  nice -n 10 $PY benchmarks/local_bo/timing.py $m 100 500 0 > $OUT/timing/$m.json
+done
+
+# 2. Figure 2: GP-sampled objectives, d = 25, 50, 100
+for d in 25 50 100; do
+  nice -n 10 .venv/bin/isoline bench benchmarks/local_bo/gp_d$d.yaml \
+    --storage /tmp/local_bo_gp_d$d.db --out $OUT/gp_d$d --workers 2 --quiet
+done
+
+# 3. Figure 3: RL linear policies
+for env in cartpole swimmer hopper; do
+  nice -n 10 .venv/bin/isoline bench benchmarks/local_bo/rl_$env.yaml \
+    --storage /tmp/local_bo_rl_$env.db --out $OUT/rl_$env --workers 2 --quiet
+done
+git rev-parse HEAD > $OUT/COMMIT
