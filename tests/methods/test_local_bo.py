@@ -209,6 +209,20 @@ def test_turbo_shrinks_and_restarts_on_a_flat_function() -> None:
     assert m._run_start > 0
 
 
+def test_turbo_restart_design_does_not_count_as_failures() -> None:
+    m = make_method("turbo", 2, seed=0, n_init=4, failure_tolerance=1, n_candidates=200)
+    while m.n_restarts == 0:
+        X = m.ask()
+        m.tell(X, np.zeros(len(X)))
+    design = list(m._queue)
+    assert len(design) == 4
+    for x in design:  # the new run's design: served first, no trust-region update
+        X = m.ask()
+        np.testing.assert_array_equal(X[0], x)
+        m.tell(X, [1.0])
+        assert m.length == m.length_init and m.n_failure == 0
+
+
 def test_turbo_grows_on_success() -> None:
     m = make_method("turbo", 2, seed=0, n_init=4, success_tolerance=1, n_candidates=200)
     X = m.ask(4)

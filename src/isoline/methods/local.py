@@ -147,8 +147,9 @@ class LocalGP:
         """The last ``n_max`` rows of ``X (n, d)`` and ``y (n,)``."""
         return X[-self.n_max :], y[-self.n_max :]
 
-    def fit(self, X: np.ndarray, y: np.ndarray) -> GP:
-        """GP on the window of ``(X, y)``, free hyperparameters fitted (torch RNG used)."""
+    def fit(self, X: np.ndarray, y: np.ndarray, init: dict[str, np.ndarray] | None = None) -> GP:
+        """GP on the window of ``(X, y)``, free hyperparameters fitted (torch RNG used),
+        warm-started from ``init`` (a :meth:`GP.state`) if given."""
         Xw, yw = self.window(X, y)
         return fit_gp(
             Xw,
@@ -159,6 +160,7 @@ class LocalGP:
             outputscale=self.outputscale,
             mean="zero",
             fit=not self.fixed and len(yw) >= 2,
+            init=init,
         )
 
     def with_hypers(self, X: np.ndarray, y: np.ndarray, h: Hypers) -> GP:
@@ -529,6 +531,7 @@ class LocalBO(Method):
         self.center: np.ndarray | None = None
         self.iteration = 0
         self._hypers: Hypers | None = None
+        self._gp_state: dict[str, np.ndarray] | None = None
         self._queue: list[np.ndarray] = []
         self._pending: dict[bytes, list[np.ndarray]] = {}
         #: points of the current phase (planned, in order), for the planning window
@@ -584,13 +587,16 @@ class LocalBO(Method):
         return b[0], True
 
     def _fit(self) -> GP | None:
-        """Fit the window GP on the observed data and remember its hyperparameters."""
+        """Fit the window GP on the observed data (warm-started from the previous fit) and
+        remember its hyperparameters."""
         X, y = self._observed()
         if len(y) == 0:
             return None
         with self.torch_rng():
-            gp = self.local.fit(X, y)
+            gp = self.local.fit(X, y, init=self._gp_state)
         self._hypers = hypers_of(gp)
+        if not self.local.fixed:
+            self._gp_state = gp.state()  # warm start of the next fit
         return gp
 
     def _planning_hypers(self) -> Hypers:

@@ -103,6 +103,7 @@ class TuRBO(Method):
         self._queue: list[np.ndarray] = []  # restart design points still to hand out
         self._gp_state: dict[str, np.ndarray] | None = None  # last fit, warm start
         self._fit_n = 0
+        self._run_design = self.n_init  # size of the current run's initial design
 
     # -- proposals ---------------------------------------------------------------------------
     def propose(self, q: int) -> np.ndarray:
@@ -149,8 +150,8 @@ class TuRBO(Method):
 
     # -- trust-region update ----------------------------------------------------------------
     def observe(self, X: np.ndarray, y: np.ndarray) -> None:
-        if self.n_asked <= self.n_init and self._run_start == 0:
-            return  # still in the first initial design
+        if len(self.y) - self._run_start <= self._run_design:
+            return  # the run's initial design is not complete: no TR update yet
         prev = self.y[self._run_start : len(self.y) - len(y)]
         prev = prev[np.isfinite(prev)]
         new = y[np.isfinite(y)]
@@ -176,4 +177,5 @@ class TuRBO(Method):
         self._run_start = len(self.y)
         self._gp_state = None
         n = max(self.n_init, 2)
+        self._run_design = n
         self._queue = list(sobol(n, self.dim, seed=self.seed + 7919 * self.n_restarts))
