@@ -1,0 +1,27 @@
+#!/bin/sh
+# Reproduce benchmarks/results/neuralbo/ (NeuralBO paper Figures 1, 2, 3, 5, 6 and Tables 1-2
+# at reduced budgets; see benchmarks/results/neuralbo/README.md). Run from the repo root.
+# Stores go to /tmp; the runner is resumable (re-running skips finished runs).
+set -e
+R=benchmarks/results/neuralbo
+# planning: seconds per ask of every method at d = 10..100
+nice -n 10 .venv/bin/python benchmarks/neuralbo/time_iteration.py --n 100 --out $R/time_iteration.md
+# Figure 1, Tables 1-2
+nice -n 10 .venv/bin/isoline bench benchmarks/neuralbo/synthetic.yaml \
+  --storage /tmp/neuralbo_synthetic.db --out $R/synthetic --workers 2 --quiet
+# Figure 5 (push14) and Figure 3 (sensitive samples)
+nice -n 10 .venv/bin/isoline bench benchmarks/neuralbo/push14.yaml \
+  --storage /tmp/neuralbo_push14.db --out $R/push14 --workers 2 --quiet
+nice -n 10 .venv/bin/isoline bench benchmarks/neuralbo/sensitive.yaml \
+  --storage /tmp/neuralbo_sensitive.db --out $R/sensitive --workers 2 --quiet
+nice -n 10 .venv/bin/python benchmarks/neuralbo/sensitive_summary.py \
+  --storage /tmp/neuralbo_sensitive.db --out $R/sensitive
+# Figure 2 (BBOB, fraction of (function, target) pairs)
+nice -n 10 .venv/bin/isoline bench benchmarks/neuralbo/bbob.yaml \
+  --storage /tmp/neuralbo_bbob.db --out $R/bbob --workers 2 --quiet
+nice -n 10 .venv/bin/python benchmarks/neuralbo/bbob_summary.py \
+  --storage /tmp/neuralbo_bbob.db --out $R/bbob
+# Figure 6 argument: time and peak memory per iteration vs observations, d = 100
+nice -n 10 .venv/bin/python benchmarks/neuralbo/scaling.py --out $R/scaling
+# rf-ei fix: conformance sphere before/after
+nice -n 10 .venv/bin/python benchmarks/neuralbo/rf_ei_sphere.py > $R/rf_ei_sphere.txt
