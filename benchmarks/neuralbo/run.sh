@@ -6,9 +6,13 @@ set -e
 R=benchmarks/results/neuralbo
 # planning: seconds per ask of every method at d = 10..100
 nice -n 10 .venv/bin/python benchmarks/neuralbo/time_iteration.py --n 100 --out $R/time_iteration.md
+# NeuralBO's nu by the paper's grid search, on tuning seeds
+nice -n 10 .venv/bin/python benchmarks/neuralbo/tune_nu.py > $R/tune_nu.txt
 # Figure 1, Tables 1-2
 nice -n 10 .venv/bin/isoline bench benchmarks/neuralbo/synthetic.yaml \
   --storage /tmp/neuralbo_synthetic.db --out $R/synthetic --workers 2 --quiet
+nice -n 10 .venv/bin/python benchmarks/neuralbo/synthetic_summary.py \
+  --storage /tmp/neuralbo_synthetic.db --out $R/synthetic/cells.md
 # Figure 5 (push14) and Figure 3 (sensitive samples)
 nice -n 10 .venv/bin/isoline bench benchmarks/neuralbo/push14.yaml \
   --storage /tmp/neuralbo_push14.db --out $R/push14 --workers 2 --quiet
