@@ -93,7 +93,8 @@ def write_outputs(rows: list[dict], out: Path) -> None:
     import matplotlib.pyplot as plt
 
     lines = [
-        f"| method | n | wall s / ask | CPU s / ask | RSS before ask (MB) | peak RSS during ask (MB) |",
+        "| method | n | wall s / ask | CPU s / ask | RSS before ask (MB) "
+        "| peak RSS during ask (MB) |",
         "|---|---|---|---|---|---|",
     ]
     lines += [

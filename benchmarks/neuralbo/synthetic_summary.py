@@ -24,7 +24,8 @@ def main() -> None:
     ap.add_argument("--config", type=Path, default=HERE / "synthetic.yaml")
     ap.add_argument("--storage", default="/tmp/neuralbo_synthetic.db")
     ap.add_argument("--reference", default="NeuralBO nu=0.1")
-    ap.add_argument("--out", type=Path, default=Path("benchmarks/results/neuralbo/synthetic/cells.md"))
+    ap.add_argument("--out", type=Path,
+                    default=Path("benchmarks/results/neuralbo/synthetic/cells.md"))
     a = ap.parse_args()
     cfg = load_config(a.config)
     runs = collect(cfg, a.storage)
@@ -53,7 +54,8 @@ def main() -> None:
         rank = 1 + sum(v < means[a.reference] for v in others)
         low = min(v for v in means.values() if np.isfinite(v))
         row = [f"**{v:.4g}**" if v == low else f"{v:.4g}" for v in means.values()]
-        lines.append(f"| {prob.label} | " + " | ".join(row) + f" | {'yes' if win else 'no'} | {rank} |")
+        verdict = "yes" if win else "no"
+        lines.append(f"| {prob.label} | " + " | ".join(row) + f" | {verdict} | {rank} |")
     lines += ["", f"{a.reference} at least as good as every baseline in {wins} of {cells} cells."]
     a.out.parent.mkdir(parents=True, exist_ok=True)
     a.out.write_text("\n".join(lines) + "\n")

@@ -132,7 +132,9 @@ class RandomForestEI(Method):
         return out
 
     # -- acquisition maximization (step 3-4) ---------------------------------------------
-    def _maximize(self, forest: RandomForestSurrogate, X: np.ndarray, seen: set[bytes]) -> np.ndarray:
+    def _maximize(
+        self, forest: RandomForestSurrogate, X: np.ndarray, seen: set[bytes]
+    ) -> np.ndarray:
         """Point of highest acquisition value (ties: local search first, then random)."""
         pred_obs, _ = forest.predict(X)
         eta = float(np.min(pred_obs))
