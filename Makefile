@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.isoline-installed
 
-.PHONY: venv demo test bench-overhead clean
+.PHONY: venv demo test clean
 
 venv: $(STAMP)
 

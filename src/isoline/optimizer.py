@@ -191,8 +191,9 @@ def minimize(
         seed: the same seed gives the same trajectory.
         batch_size: points asked and evaluated together.
         executor: ``None`` (evaluate in this process, in order), ``"process"`` / ``"thread"``
-            (a pool of ``batch_size`` workers), or any object with a ``concurrent.futures``
-            ``submit`` method, e.g. ``dask.distributed.Client(address).get_executor()``.
+            (a pool of ``batch_size`` workers), ``"dask"`` (a local Dask cluster), a Dask
+            scheduler address ``"tcp://host:8786"``, or any object with a
+            ``concurrent.futures`` ``submit`` method (see :func:`parallel.make_executor`).
         storage: SQLite file path (or a :class:`Store`) where every evaluation is committed
             as it arrives; ``None`` keeps the run in memory.
         study: name of the run in ``storage``. If it exists, the run resumes: finished
