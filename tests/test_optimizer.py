@@ -78,6 +78,28 @@ def test_thread_executor_batches_are_complete() -> None:
     np.testing.assert_array_equal(res.func_vals, seq.func_vals)
 
 
+def test_noisy_problem_reproduces_across_executors_and_resume(tmp_path) -> None:
+    from isoline import problems
+
+    p = problems.get("ackley", dim=3, noise_std=0.5, seed=1)
+    args = dict(method="random", budget=12, batch_size=4, seed=5)
+    ref = iso.minimize(p, p.space, **args)
+    threaded = iso.minimize(p, p.space, executor="thread", **args)
+    np.testing.assert_array_equal(threaded.func_vals, ref.func_vals)
+
+    def stop_after_two_batches(r):
+        if r.n_evals >= 8:
+            raise KeyboardInterrupt
+
+    db = str(tmp_path / "runs.db")
+    fresh = problems.get("ackley", dim=3, noise_std=0.5, seed=1)
+    with pytest.raises(KeyboardInterrupt):
+        iso.minimize(fresh, p.space, storage=db, study="s", callback=stop_after_two_batches, **args)
+    resumed = iso.minimize(problems.get("ackley", dim=3, noise_std=0.5, seed=1), p.space,
+                           storage=db, study="s", **args)  # fmt: skip
+    np.testing.assert_array_equal(resumed.func_vals, ref.func_vals)
+
+
 def test_callback_can_stop() -> None:
     seen = []
 

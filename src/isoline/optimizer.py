@@ -325,7 +325,7 @@ def _evaluate_into(
 ) -> dict[int, float]:
     ys: dict[int, float] = {}
     first_error: str | None = None
-    for i, out in evaluate_batch(f, X, pool):
+    for i, out in evaluate_batch(f, X, pool, numbers):
         store.record_result(rec, numbers[i], out.y, out.status, out.error, out.info,
                             out.started, out.finished)  # fmt: skip
         ys[numbers[i]] = np.nan if out.y is None else out.y

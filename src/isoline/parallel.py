@@ -16,7 +16,7 @@ import multiprocessing as mp
 import pickle
 import time
 import traceback
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any
@@ -46,16 +46,22 @@ class Outcome:
     finished: float
 
 
-def evaluate(f: Callable[[np.ndarray], Any], x: np.ndarray) -> Outcome:
+def evaluate(f: Callable[..., Any], x: np.ndarray, number: int | None = None) -> Outcome:
     """Call ``f(x)`` and classify the result; never raises for an ordinary exception.
 
     ``f`` returns a float, or ``(float, dict)`` whose dict is kept as per-evaluation info.
     An exception, a non-numeric value, NaN or inf gives a ``failed`` outcome with the error.
+    ``number`` is the evaluation's trial number in its run; an objective with a true
+    ``takes_trial_number`` attribute (e.g. a noisy :class:`~isoline.problems.Problem`) is
+    called as ``f(x, number=number)`` so that it can key its randomness on it.
     """
     started = time.time()
     info: dict[str, Any] | None = None
     try:
-        out = f(x)
+        if number is not None and getattr(f, "takes_trial_number", False):
+            out = f(x, number=number)
+        else:
+            out = f(x)
         if isinstance(out, tuple):
             if len(out) != 2 or not isinstance(out[1], dict):
                 raise TypeError("objective must return a float or a (float, dict) pair")
@@ -71,9 +77,14 @@ def evaluate(f: Callable[[np.ndarray], Any], x: np.ndarray) -> Outcome:
 
 
 def evaluate_batch(
-    f: Callable[[np.ndarray], Any], X: np.ndarray, executor: Any = None
+    f: Callable[..., Any],
+    X: np.ndarray,
+    executor: Any = None,
+    numbers: Sequence[int] | None = None,
 ) -> Iterator[tuple[int, Outcome]]:
     """Yield ``(row, outcome)`` for each row of ``X`` ``(q, d)`` as soon as it finishes.
+
+    ``numbers`` ``(q,)``: the rows' trial numbers, passed on to :func:`evaluate`.
 
     With ``executor=None`` the rows are evaluated in order in this process. Otherwise
     they are submitted together; a future that fails (e.g. its worker died: Dask's
@@ -87,12 +98,12 @@ def evaluate_batch(
     """
     if executor is None:
         for i, x in enumerate(X):
-            yield i, evaluate(f, x)
+            yield i, evaluate(f, x, _number(numbers, i))
         return
     if isinstance(executor, (cf.ProcessPoolExecutor, ProcessPool)):
         _check_picklable(f)
     submitted = time.time()
-    futures = {executor.submit(evaluate, f, x): i for i, x in enumerate(X)}
+    futures = {executor.submit(evaluate, f, x, _number(numbers, i)): i for i, x in enumerate(X)}
     for fut in cf.as_completed(futures):
         i = futures[fut]
         try:
@@ -100,6 +111,10 @@ def evaluate_batch(
         except Exception as e:  # noqa: BLE001 - a lost worker is a failed evaluation
             msg = f"evaluation lost: {type(e).__name__}: {e}"
             yield i, Outcome(None, "failed", msg, None, submitted, time.time())
+
+
+def _number(numbers: Sequence[int] | None, i: int) -> int | None:
+    return None if numbers is None else int(numbers[i])
 
 
 def _check_picklable(f: Callable[[np.ndarray], Any]) -> None:

@@ -87,6 +87,17 @@ def test_noise_is_seeded_and_reports_noise_free() -> None:
     assert abs(many.std() - 0.5) < 0.05 and abs(many.mean()) < 0.05
 
 
+def test_noise_keyed_by_trial_number_ignores_call_order() -> None:
+    x = np.full(3, 0.2)
+    a = problems.get("levy", dim=3, noise_std=1.0, seed=0)
+    b = problems.get("levy", dim=3, noise_std=1.0, seed=0)
+    forward = [a(x, number=k)[0] for k in range(4)]
+    backward = [b(x, number=k)[0] for k in reversed(range(4))][::-1]
+    assert forward == backward and len(set(forward)) == 4
+    with pytest.raises(ValueError, match="number"):
+        a(x, number=-1)
+
+
 def test_noise_free_problem_returns_plain_float() -> None:
     p = problems.get("levy", dim=3)
     y = p(np.zeros(3))

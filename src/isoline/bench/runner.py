@@ -24,11 +24,17 @@ __all__ = ["RunSummary", "ProblemObjective", "run_one", "run_bench"]
 class ProblemObjective:
     """Objective for a benchmark problem: returns ``(y, info)`` with the noise-free value."""
 
+    #: forwards the trial number (the problem's noise is keyed by it)
+    takes_trial_number = True
+
     def __init__(self, problem: Any) -> None:
         self.problem = problem
 
-    def __call__(self, x: np.ndarray) -> tuple[float, dict[str, Any]]:
-        out = self.problem(x)
+    def __call__(self, x: np.ndarray, number: int | None = None) -> tuple[float, dict[str, Any]]:
+        if getattr(self.problem, "takes_trial_number", False):
+            out = self.problem(x, number=number)
+        else:
+            out = self.problem(x)
         y, info = out if isinstance(out, tuple) else (out, {})
         info = dict(info)
         if getattr(self.problem, "noise_std", 0.0) and "noise_free" not in info:

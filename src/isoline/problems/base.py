@@ -10,11 +10,13 @@ problem has per-evaluation information to store (e.g. an RL episode's reward and
 environment steps, or the noise-free value of a noisy observation).
 
 Observation noise. With ``noise_std > 0`` an observation is ``f(x) + noise_std * eps``.
-``eps`` is a standard normal drawn from a generator keyed by ``(seed, x, k)``, where ``k``
-counts this object's noisy evaluations: in one process, the same seed gives the same
-sequence of observations, and repeated evaluations of one point get independent noise.
-A problem pickled to a worker process carries its counter, so a worker's draws depend only
-on the copy it received and on ``x``, never on scheduling.
+``eps`` is a standard normal drawn from a generator keyed by ``(seed, x, k)``. Inside
+:func:`isoline.minimize` and the benchmark runner ``k`` is the evaluation's trial number in
+the run (problems declare :attr:`Problem.takes_trial_number`), so an observation does not
+depend on which process evaluates it, on the order in which a batch finishes, or on whether
+the run was resumed. Called directly as ``problem(x)``, ``k`` counts this object's noisy
+evaluations. Either way the same seed gives the same observations, and repeated evaluations
+of one point get independent noise.
 """
 
 from __future__ import annotations
@@ -68,6 +70,8 @@ class Problem:
     description: ClassVar[str] = ""
     #: noise used when ``get(..., noise_std=None)``
     default_noise_std: ClassVar[float] = 0.0
+    #: ``problem(x, number=k)`` is accepted: runs pass the trial number (keys the noise)
+    takes_trial_number: ClassVar[bool] = True
 
     def __init__(
         self,
@@ -123,20 +127,24 @@ class Problem:
         """Noise-free value at one ``(d,)`` point in the problem's units."""
         raise NotImplementedError
 
-    def evaluate(self, x: np.ndarray) -> tuple[float, Info]:
-        """One observation at ``x`` ``(d,)`` and its info dict (``noise_free`` when noisy)."""
+    def evaluate(self, x: np.ndarray, number: int | None = None) -> tuple[float, Info]:
+        """One observation at ``x`` ``(d,)`` and its info dict (``noise_free`` when noisy).
+
+        ``number``: the evaluation's trial number in its run, which keys the noise draw
+        (``None``: this object's count of noisy evaluations).
+        """
         x = self._check_x(x)
         out = self._evaluate(x)
         value, info = (out[0], dict(out[1])) if isinstance(out, tuple) else (out, {})
         value = float(value)
         if self.noise_std > 0.0:
             info["noise_free"] = value
-            value = value + self.noise_std * self._standard_normal(x)
+            value = value + self.noise_std * self._standard_normal(x, number)
         return value, info
 
-    def __call__(self, x: np.ndarray) -> float | tuple[float, Info]:
+    def __call__(self, x: np.ndarray, number: int | None = None) -> float | tuple[float, Info]:
         """Observe ``x`` ``(d,)``: a float, or ``(float, info)`` when there is info to store."""
-        value, info = self.evaluate(x)
+        value, info = self.evaluate(x, number)
         return (value, info) if info else value
 
     def noise_free(self, x: np.ndarray) -> float:
@@ -200,10 +208,14 @@ class Problem:
             )
         return np.clip(x, self.space.lower, self.space.upper)
 
-    def _standard_normal(self, x: np.ndarray) -> float:
+    def _standard_normal(self, x: np.ndarray, number: int | None) -> float:
+        if number is None:
+            number = self._n_noisy
+            self._n_noisy += 1
+        elif number < 0:
+            raise ValueError(f"number must be >= 0, got {number}")
         digest = hashlib.blake2b(np.ascontiguousarray(x).tobytes(), digest_size=8).digest()
-        key = [self.seed, int.from_bytes(digest, "little"), self._n_noisy, 0x6E6F697365]
-        self._n_noisy += 1
+        key = [self.seed, int.from_bytes(digest, "little"), int(number), 0x6E6F697365]
         return float(np.random.default_rng(key).standard_normal())
 
     def _resolve_noise(self, noise_std: float | str) -> float:

@@ -135,10 +135,12 @@ class LinearPolicyProblem(Problem):
             if terminated or truncated:
                 return total, steps
 
-    def _episode_seeds(self, fresh: bool) -> list[int]:
+    def _episode_seeds(self, fresh: bool, number: int | None = None) -> list[int]:
         if fresh:
-            key = [self.seed, self._n_calls, 0x72657365]
-            self._n_calls += 1
+            if number is None:
+                number = self._n_calls
+                self._n_calls += 1
+            key = [self.seed, int(number), 0x72657365]
             seeds = np.random.default_rng(key).integers(0, 2**31 - 1, self.n_episodes)
             return [int(s) for s in seeds]
         return [self.seed + k for k in range(self.n_episodes)]
@@ -146,20 +148,21 @@ class LinearPolicyProblem(Problem):
     def _evaluate(self, x: np.ndarray) -> tuple[float, Info]:
         return self._run(x, fresh=False)
 
-    def _run(self, x: np.ndarray, fresh: bool) -> tuple[float, Info]:
-        results = [self.run_episode(x, s) for s in self._episode_seeds(fresh)]
+    def _run(self, x: np.ndarray, fresh: bool, number: int | None = None) -> tuple[float, Info]:
+        results = [self.run_episode(x, s) for s in self._episode_seeds(fresh, number)]
         reward = float(np.mean([r for r, _ in results]))
         return -reward, {"reward": reward, "steps": int(sum(n for _, n in results))}
 
-    def evaluate(self, x: np.ndarray) -> tuple[float, Info]:
-        """One evaluation ``(-reward, {"reward", "steps"})``; fresh starts if ``random_starts``."""
+    def evaluate(self, x: np.ndarray, number: int | None = None) -> tuple[float, Info]:
+        """One evaluation ``(-reward, {"reward", "steps"})``; fresh starts if ``random_starts``
+        (their seeds keyed by the trial ``number`` as the noise is, see :class:`Problem`)."""
         if not self.random_starts:
-            return super().evaluate(x)
+            return super().evaluate(x, number)
         x = self._check_x(x)
-        value, info = self._run(x, fresh=True)
+        value, info = self._run(x, fresh=True, number=number)
         if self.noise_std > 0.0:
             info["noise_free"] = value
-            value += self.noise_std * self._standard_normal(x)
+            value += self.noise_std * self._standard_normal(x, number)
         return value, info
 
     def __getstate__(self) -> dict[str, Any]:
