@@ -8,7 +8,10 @@ Boltzmann-sampled Sobol raw points, Balandat et al. 2020, BoTorch §4/Appendix) 
 * is deterministic given torch's global generator, so call it inside
   :meth:`isoline.methods.base.Method.torch_rng`,
 * falls back to the best of ``raw_samples`` scrambled Sobol points when the gradient
-  optimizer fails (numerical error or non-finite result).
+  optimizer fails (numerical error or non-finite result),
+* never returns a batch that repeats a point: a row that coincides with an earlier one
+  (several restarts can converge to one box corner, and a smoothed qEI gives a repeat a
+  little value) is replaced by the raw Sobol point that maximizes the batch's value.
 
 BoTorch maximizes: pass acquisition functions of the negated objective.
 """
@@ -33,6 +36,8 @@ __all__ = ["maximize", "unit_bounds"]
 DTYPE = torch.float64
 #: raw points evaluated per call in the fallback search
 _CHUNK = 1024
+#: unit-cube distance below which two points of a batch count as the same point
+_SAME = 1e-6
 
 
 def unit_bounds(d: int) -> torch.Tensor:
@@ -121,7 +126,7 @@ def _maximize(
                 sequential=sequential and q > 1,
                 batch_initial_conditions=ics,
             )
-        X = X.detach().reshape(q, d)
+        X = _distinct(acqf, X.detach().reshape(q, d), B, raw_samples, ff)
         value = _value(acqf, X)
         if torch.isfinite(X).all() and math.isfinite(value):
             return X.numpy().copy(), value
@@ -135,20 +140,19 @@ def _value(acqf: AcquisitionFunction, X: torch.Tensor) -> float:
         return float(acqf(X.unsqueeze(0)).reshape(-1)[0])
 
 
-def _best_raw(
-    acqf: AcquisitionFunction,
-    B: torch.Tensor,
-    q: int,
-    raw_samples: int,
-    ff: dict[int, float] | None,
-) -> tuple[np.ndarray, float]:
-    """Best finite of ``raw_samples`` scrambled Sobol ``q``-batches in the box."""
+def _raw(B: torch.Tensor, n: int, q: int, ff: dict[int, float] | None) -> torch.Tensor:
+    """``(n, q, d)`` scrambled Sobol batches in the box (seeded by torch's generator)."""
     d = B.shape[1]
     seed = int(torch.randint(2**31 - 1, (1,)))
-    U = SobolEngine(q * d, scramble=True, seed=seed).draw(raw_samples, dtype=DTYPE)
-    Xr = (B[0] + (B[1] - B[0]) * U.reshape(raw_samples, q, d))
+    U = SobolEngine(q * d, scramble=True, seed=seed).draw(n, dtype=DTYPE)
+    Xr = B[0] + (B[1] - B[0]) * U.reshape(n, q, d)
     for j, v in (ff or {}).items():
         Xr[..., j] = v
+    return Xr
+
+
+def _values(acqf: AcquisitionFunction, Xr: torch.Tensor) -> torch.Tensor:
+    """``acqf`` at each batch of ``Xr`` ``(n, q, d)``; ``-inf`` where it is not finite."""
     vals = []
     with torch.no_grad():
         for chunk in Xr.split(_CHUNK):
@@ -157,11 +161,42 @@ def _best_raw(
             except RuntimeError:
                 vals.append(torch.full((len(chunk),), float("nan"), dtype=DTYPE))
     v = torch.cat(vals)
-    v = torch.where(torch.isfinite(v), v, torch.full_like(v, -math.inf))
+    return torch.where(torch.isfinite(v), v, torch.full_like(v, -math.inf))
+
+
+def _best_raw(
+    acqf: AcquisitionFunction,
+    B: torch.Tensor,
+    q: int,
+    raw_samples: int,
+    ff: dict[int, float] | None,
+) -> tuple[np.ndarray, float]:
+    """Best finite of ``raw_samples`` scrambled Sobol ``q``-batches in the box."""
+    Xr = _raw(B, raw_samples, q, ff)
+    v = _values(acqf, Xr)
     i = int(torch.argmax(v))
     if not math.isfinite(float(v[i])):
         raise RuntimeError("acquisition function is not finite at any raw sample")
     return Xr[i].numpy().copy(), float(v[i])
+
+
+def _distinct(
+    acqf: AcquisitionFunction,
+    X: torch.Tensor,
+    B: torch.Tensor,
+    raw_samples: int,
+    ff: dict[int, float] | None,
+) -> torch.Tensor:
+    """``X`` ``(q, d)`` with each row that repeats an earlier one replaced by the raw Sobol
+    point that maximizes ``acqf`` of the batch in its place."""
+    X = X.clone()
+    for j in range(1, X.shape[0]):
+        if torch.cdist(X[j : j + 1], X[:j]).min() > _SAME:
+            continue
+        candidates = X.expand(raw_samples, *X.shape).clone()
+        candidates[:, j] = _raw(B, raw_samples, 1, ff)[:, 0]
+        X[j] = candidates[int(torch.argmax(_values(acqf, candidates))), j]
+    return X
 
 
 def _check_int(v: object, name: str) -> int:

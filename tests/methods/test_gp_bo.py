@@ -147,6 +147,25 @@ def test_maximize_falls_back_to_best_raw_sample() -> None:
     assert value == pytest.approx(-((x - 0.6) ** 2).sum())
 
 
+class _SumOfCoordinates(AcquisitionFunction):
+    """Batch value = sum of all coordinates: every point is best at the corner (1, 1)."""
+
+    def __init__(self) -> None:
+        super().__init__(model=None)  # type: ignore[arg-type]
+
+    def forward(self, X: torch.Tensor) -> torch.Tensor:
+        return X.sum(dim=(-1, -2))
+
+
+def test_maximize_never_repeats_a_point_in_a_batch() -> None:
+    torch.manual_seed(0)
+    x, value = maximize(_SumOfCoordinates(), 2, q=3, num_restarts=3, raw_samples=64)
+    assert np.allclose(x[0], [1.0, 1.0])  # the optimum itself is kept
+    assert len({tuple(r) for r in x}) == 3
+    assert x[1:].sum() > 2 * 1.5  # replacements are the best raw points, not arbitrary ones
+    assert value == pytest.approx(x.sum())
+
+
 @pytest.mark.parametrize(
     "kwargs, match",
     [

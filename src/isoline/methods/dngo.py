@@ -6,9 +6,11 @@ as in the NeuralBO paper (§7) with pybnn's defaults (model: :mod:`isoline.model
 Each iteration retrains the network from scratch (as pybnn does) on all observations,
 fits ``alpha, beta`` by marginal likelihood, and maximizes expected improvement over the
 best observed value with BoTorch (``LogExpectedImprovement`` for one point,
-``qLogExpectedImprovement`` on the joint BLR posterior for a batch; ``optimize_acqf`` with
-Sobol raw samples and L-BFGS-B restarts). isoline minimizes, so improvement is below
-``min y``.
+``qLogExpectedImprovement`` on the joint BLR posterior for a batch, its points chosen
+greedily one at a time with the earlier ones pending; the shared
+:func:`isoline.acquisition.maximize`: ``optimize_acqf`` with Sobol raw samples and L-BFGS-B
+restarts, and no repeated points, which the network's linear extrapolation to a box corner
+otherwise produces). isoline minimizes, so improvement is below ``min y``.
 """
 
 from __future__ import annotations
@@ -17,12 +19,11 @@ import numpy as np
 import torch
 from botorch.acquisition import LogExpectedImprovement, qLogExpectedImprovement
 from botorch.acquisition.objective import ScalarizedPosteriorTransform
-from botorch.optim import optimize_acqf
 
+from isoline.acquisition import maximize
 from isoline.methods.base import Method
 from isoline.methods.neuralbo import check_count, check_positive, torch_generator
 from isoline.models.dngo import DNGO, DTYPE
-from isoline.models.neural import single_thread
 from isoline.registry import register
 
 __all__ = ["DNGOMethod"]
@@ -80,10 +81,9 @@ class DNGOMethod(Method):
                 model, best_f=-best,
                 posterior_transform=ScalarizedPosteriorTransform(torch.tensor([-1.0], dtype=DTYPE)),
             )
-        bounds = torch.stack([torch.zeros(self.dim, dtype=DTYPE), torch.ones(self.dim, dtype=DTYPE)])
-        with self.torch_rng(), single_thread():  # a 50-unit net: thread hand-offs dominate
-            cand, _ = optimize_acqf(
-                acq, bounds=bounds, q=q, num_restarts=self.num_restarts,
-                raw_samples=self.raw_samples,
-            )
-        return cand.detach().numpy().reshape(q, self.dim)
+        with self.torch_rng():
+            X, _ = maximize(
+                acq, self.dim, q, num_restarts=self.num_restarts, raw_samples=self.raw_samples,
+                sequential=True,
+            )  # fmt: skip
+        return X
