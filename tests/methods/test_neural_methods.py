@@ -66,12 +66,8 @@ def test_bad_options_are_named(method: str, option: str, value: object, error: t
 @pytest.mark.parametrize(
     "method,f,d,budget,seeds,factor",
     [
-        ("neuralbo", quadratic, 2, 25, 2, 0.5),
-        ("dngo", quadratic, 2, 25, 2, 0.5),
-        # greedy exploration only by target noise: beats random, by less
-        ("neural-greedy", quadratic, 2, 25, 3, 1.0),
-        # piecewise-constant forests do not beat random on the 2-D bowl in 25-60
-        # evaluations (measured); on 4-D Ackley they do
+        # the gain of every method on the 2-D and 6-D bowls is checked by
+        # tests/test_conformance.py; forests are checked on a multimodal function too
         ("rf-ei", ackley4, 4, 40, 6, 1.0),
     ],
 )
