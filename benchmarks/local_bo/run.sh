@@ -27,4 +27,21 @@ for env in cartpole swimmer hopper; do
   nice -n 10 .venv/bin/isoline bench benchmarks/local_bo/rl_$env.yaml \
     --storage /tmp/local_bo_rl_$env.db --out $OUT/rl_$env --workers 2 --quiet
 done
+.venv/bin/python benchmarks/local_bo/summarize.py /tmp/local_bo_rl_cartpole.db \
+  /tmp/local_bo_rl_swimmer.db /tmp/local_bo_rl_hopper.db > $OUT/rl_checkpoints.md
+
+# 4. LA-MinUCB with more one-shot effort (la_minucb_investigation.md): held-out seeds at
+#    d = 25, then the Figure 2 problems again for LA-MinUCB alone
+for s in 100 101 102 103 104; do
+  for cfg in "dict()" "dict(num_fantasies=64,maxiter=200)"; do
+    nice -n 5 $PY benchmarks/local_bo/timing.py la-minucb 25 300 $s "$cfg" >> $OUT/diagnostics/effort_heldout_d25.jsonl
+  done
+  for m in minucb gibo; do
+    nice -n 5 $PY benchmarks/local_bo/timing.py $m 25 300 $s >> $OUT/diagnostics/effort_heldout_d25.jsonl
+  done
+done
+for d in 25 50 100; do
+  nice -n 5 .venv/bin/isoline bench benchmarks/local_bo/gp_d${d}_la_effort.yaml \
+    --storage /tmp/local_bo_gp_d${d}_la_effort.db --out $OUT/gp_d${d}_la_effort --workers 1 --quiet
+done
 git rev-parse HEAD > $OUT/COMMIT
