@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -213,8 +215,17 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if threading.current_thread() is threading.main_thread():
+        # SIGTERM (kill, a batch scheduler) ends a run like Ctrl-C: workers are stopped
+        previous = signal.signal(signal.SIGTERM, _interrupt)
+    else:
+        previous = None
     try:
         return int(args.func(args))
     except (ValueError, TypeError, FileNotFoundError, ConnectionError) as e:
@@ -224,6 +235,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("interrupted; every finished evaluation is stored; run the same command to resume",
               file=sys.stderr)  # fmt: skip
         return 130
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
 
 
 if __name__ == "__main__":

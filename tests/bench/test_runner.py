@@ -100,3 +100,40 @@ def test_unreachable_dask_address_is_a_clear_error(tmp_path) -> None:
     cfg = parse_config(CFG)
     with pytest.raises(ConnectionError, match="cannot reach the Dask scheduler"):
         run_bench(cfg, str(tmp_path / "b.db"), dask_address="tcp://127.0.0.1:1", progress=False)
+
+
+def test_sigterm_stops_worker_processes(tmp_path) -> None:
+    """`kill` of `isoline bench --workers 2` ends the command and its pool workers."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    psutil = pytest.importorskip("psutil")
+    cfg = dict(CFG, budget=400, seeds=4, methods=["gp-ei"], problems=[{"name": "ackley", "dim": 3}])
+    path = tmp_path / "slow.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    db = tmp_path / "slow.db"
+    cmd = [sys.executable, "-m", "isoline.cli", "bench", str(path), "--storage", str(db),
+           "--out", str(tmp_path / "rep"), "--workers", "2", "--quiet"]  # fmt: skip
+    proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True)
+    parent = psutil.Process(proc.pid)
+    workers: list = []
+    try:
+        deadline = time.time() + 120
+        while time.time() < deadline and len(workers) < 2:
+            time.sleep(0.5)
+            workers = [
+                c for c in parent.children(recursive=True) if "spawn_main" in " ".join(c.cmdline())
+            ]
+        assert len(workers) == 2, "the pool did not start"
+        time.sleep(3)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+        assert proc.returncode == 130 and "resume" in err
+        _, alive = psutil.wait_procs(workers, timeout=15)
+        assert not alive, f"workers still running: {[p.pid for p in alive]}"
+    finally:  # never leak processes from a failing run of this test
+        for p in [*workers, parent]:
+            if p.is_running():
+                p.kill()

@@ -88,6 +88,17 @@ def _init_worker() -> None:
     torch.set_num_threads(1)
 
 
+def _terminate_workers(executor: cf.ProcessPoolExecutor) -> None:
+    """Kill the pool's worker processes (their unfinished runs resume on the next call)."""
+    processes = list(getattr(executor, "_processes", {}).values())
+    executor.shutdown(wait=False, cancel_futures=True)
+    for proc in processes:
+        if proc.is_alive():
+            proc.terminate()
+    for proc in processes:
+        proc.join(timeout=10)
+
+
 def run_bench(
     cfg: BenchConfig,
     storage: str,
@@ -127,9 +138,16 @@ def run_bench(
                 _advance(bar, out[-1])
         else:
             futs = [executor.submit(run_one, spec, storage) for spec in runs]
-            for fut in cf.as_completed(futs):
-                out.append(fut.result())
-                _advance(bar, out[-1])
+            try:
+                for fut in cf.as_completed(futs):
+                    out.append(fut.result())
+                    _advance(bar, out[-1])
+            except BaseException:  # Ctrl-C, SIGTERM (see cli), a failed run: stop the workers
+                for fut in futs:
+                    fut.cancel()
+                if isinstance(executor, cf.ProcessPoolExecutor):
+                    _terminate_workers(executor)
+                raise
             if client is None:
                 executor.shutdown()
     finally:
