@@ -31,15 +31,6 @@ def run(name: str, seed: int, budget: int = 20, q: int = 1, **options) -> float:
 
 
 @pytest.mark.parametrize("name", GP_METHODS)
-def test_beats_random_search_on_quadratic(name: str) -> None:
-    seeds = [0, 1]
-    ours = [run(name, s) for s in seeds]
-    rand = [run("random", s) for s in range(20)]
-    # every seed beats the average random-search result by a factor of 10
-    assert max(ours) < 0.1 * np.mean(rand), (ours, np.mean(rand))
-
-
-@pytest.mark.parametrize("name", GP_METHODS)
 def test_batch_and_matern_kernel(name: str) -> None:
     best = run(name, 0, budget=18, q=3, kernel="matern52")
     assert best < 0.02
