@@ -13,6 +13,12 @@ nice -n 10 .venv/bin/isoline bench benchmarks/neuralbo/synthetic.yaml \
   --storage /tmp/neuralbo_synthetic.db --out $R/synthetic --workers 2 --quiet
 nice -n 10 .venv/bin/python benchmarks/neuralbo/synthetic_summary.py \
   --storage /tmp/neuralbo_synthetic.db --out $R/synthetic/cells.md
+# Figure 1, Tables 1-2 at 100 evaluations (partial runs resume; cheap cells first)
+nice -n 10 .venv/bin/isoline bench benchmarks/neuralbo/synthetic_100.yaml \
+  --storage /tmp/neuralbo_synthetic_100.db --out $R/synthetic_100 --workers 2 --quiet
+nice -n 10 .venv/bin/python benchmarks/neuralbo/synthetic_summary.py \
+  --config benchmarks/neuralbo/synthetic_100.yaml --storage /tmp/neuralbo_synthetic_100.db \
+  --out $R/synthetic_100/cells.md
 # Figure 5 (push14) and Figure 3 (sensitive samples)
 nice -n 10 .venv/bin/isoline bench benchmarks/neuralbo/push14.yaml \
   --storage /tmp/neuralbo_push14.db --out $R/push14 --workers 2 --quiet
