@@ -137,3 +137,15 @@ def test_sigterm_stops_worker_processes(tmp_path) -> None:
         for p in [*workers, parent]:
             if p.is_running():
                 p.kill()
+
+
+def test_from_problem_options_take_the_problems_hints() -> None:
+    from isoline import problems
+    from isoline.bench.runner import resolve_options
+
+    p = problems.get("gp-sample", dim=3, seed=4, n_points=50)
+    opts = resolve_options({"lengthscale": "from-problem", "noise": "from-problem", "beta": 2.0}, p)
+    assert opts["lengthscale"] == list(p.lengthscales) and opts["beta"] == 2.0
+    assert opts["noise"] == pytest.approx(0.01)
+    with pytest.raises(ValueError, match="has no hint 'lengthscale'"):
+        resolve_options({"lengthscale": "from-problem"}, problems.get("ackley", dim=2))

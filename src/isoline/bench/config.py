@@ -9,6 +9,7 @@ Example (YAML)::
     methods:
       - random
       - {name: gp-ei, label: GP-EI, options: {kernel: rbf}}
+      - {name: minucb, options: {lengthscale: from-problem}}  # the problem's model_hints()
     problems:
       - {name: ackley, dim: 2}
       - {name: levy, dim: 6, noise_std: 0.1, budget: 60}   # per-problem budget

@@ -18,7 +18,7 @@ import numpy as np
 from isoline.bench.config import BenchConfig, RunSpec
 from isoline.store import Store
 
-__all__ = ["RunSummary", "ProblemObjective", "run_one", "run_bench"]
+__all__ = ["RunSummary", "ProblemObjective", "resolve_options", "run_one", "run_bench"]
 
 
 class ProblemObjective:
@@ -57,6 +57,29 @@ def make_problem(spec: RunSpec) -> Any:
     return problems.get(spec.problem.name, seed=spec.seed, **spec.problem.kwargs)
 
 
+#: option value that a benchmark config takes from the problem's ``model_hints()``
+FROM_PROBLEM = "from-problem"
+
+
+def resolve_options(options: dict[str, Any], problem: Any) -> dict[str, Any]:
+    """``options`` with every ``from-problem`` value replaced by the problem's hint.
+
+    Raises:
+        ValueError: if the problem has no hint of that name.
+    """
+    hints = problem.model_hints()
+    out = dict(options)
+    for key, value in options.items():
+        if value == FROM_PROBLEM:
+            if key not in hints:
+                raise ValueError(
+                    f"option {key}: {FROM_PROBLEM} but problem {problem.name!r} has no hint "
+                    f"{key!r} (it has: {sorted(hints) or 'none'})"
+                )
+            out[key] = hints[key]
+    return out
+
+
 def run_one(spec: RunSpec, storage: str) -> RunSummary:
     """Run (or resume, or skip if finished) one study of a benchmark."""
     from isoline.optimizer import minimize
@@ -68,6 +91,7 @@ def run_one(spec: RunSpec, storage: str) -> RunSummary:
             n = len(store.trials(rec))
             return RunSummary(spec.study, n, float("nan"), 0.0, True)
     problem = make_problem(spec)
+    options = resolve_options(spec.method.options, problem)
     res = minimize(
         ProblemObjective(problem),
         problem.space,
@@ -77,7 +101,7 @@ def run_one(spec: RunSpec, storage: str) -> RunSummary:
         batch_size=spec.batch_size,
         storage=storage,
         study=spec.study,
-        **spec.method.options,
+        **options,
     )
     return RunSummary(spec.study, res.n_evals, res.fun, time.time() - t0, False)
 

@@ -147,6 +147,14 @@ class Problem:
         value, info = self.evaluate(x, number)
         return (value, info) if info else value
 
+    def model_hints(self) -> dict[str, Any]:
+        """Known model settings a benchmark may hand to methods (empty by default).
+
+        A benchmark config option written ``from-problem`` takes its value from here, e.g.
+        the generating GP hyperparameters of a GP-sampled objective.
+        """
+        return {}
+
     def noise_free(self, x: np.ndarray) -> float:
         """The noise-free value at ``x`` ``(d,)`` (does not advance the noise sequence)."""
         out = self._evaluate(self._check_x(x))

@@ -20,6 +20,7 @@ original code used GPyTorch's default noise, about 0.69, which smooths the sampl
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import torch
@@ -95,6 +96,14 @@ class GPSample(Problem):
         self._alpha = torch.cholesky_solve(y[:, None], Ln)[:, 0]
         self._Xs = X
         self._inv_ls = torch.as_tensor(1.0 / self.lengthscales, dtype=torch.float64)
+
+    def model_hints(self) -> dict[str, Any]:
+        """The generating hyperparameters in y units, as the GIBO/MPD reference code fixes them."""
+        return {
+            "lengthscale": [float(v) for v in self.lengthscales],
+            "outputscale": 1.0,
+            "noise": self.noise_std**2,
+        }
 
     @staticmethod
     def _kernel(A: torch.Tensor, B: torch.Tensor) -> torch.Tensor:
