@@ -4,8 +4,8 @@
 #
 # Compute budget (measured first, CPU seconds on one core, seed 0, d = 100, 500 evals,
 # see benchmarks/results/local_bo/timing.md): one seed of all seven methods at d = 100
-# is ~0.1-0.15 CPU-hours; with d = 25 and 50 and the RL tasks, 5 seeds for the GP
-# objectives and 3-5 for RL fit the ~60 minutes of 2-core compute allotted.
+# is ~0.1-0.15 CPU-hours; Figure 2 with 10 seeds at d = 25, 50, 100 is ~2-3 hours of
+# wall time on 2 cores; the RL tasks use 2-5 seeds and reduced budgets (see rl_summary.md).
 set -e
 PY=.venv/bin/python
 OUT=benchmarks/results/local_bo
@@ -16,7 +16,10 @@ for m in la-minucb gibo minucb mpd turbo cma-es random; do
   nice -n 10 $PY benchmarks/local_bo/timing.py $m 100 500 0 > $OUT/timing/$m.json
 done
 
-# 2. Figure 2: GP-sampled objectives, d = 25, 50, 100
+# 2. Figure 2: GP-sampled objectives, d = 25, 50, 100 (10 seeds, true lengthscales).
+#    First, the effect of true vs midpoint lengthscales on held-out instances:
+nice -n 5 $PY benchmarks/local_bo/true_lengthscales.py 25 300 100 101 102 103 104 \
+  > $OUT/diagnostics/true_lengthscales_d25.jsonl
 for d in 25 50 100; do
   nice -n 10 .venv/bin/isoline bench benchmarks/local_bo/gp_d$d.yaml \
     --storage /tmp/local_bo_gp_d$d.db --out $OUT/gp_d$d --workers 2 --quiet
