@@ -96,3 +96,22 @@ def test_larger_budget_continues_a_finished_study(tmp_path) -> None:
     straight = iso.minimize(sphere, box, "cma-es", budget=14, seed=1)
     np.testing.assert_array_equal(longer.x_iters[:6], short.x_iters)
     np.testing.assert_array_equal(longer.x_iters, straight.x_iters)
+
+
+def test_two_runs_of_one_study_are_refused_not_interleaved(tmp_path) -> None:
+    """A second process resuming a study while the first runs it: the first stops cleanly."""
+    db = str(tmp_path / "r.db")
+    box = iso.Box([0, 0], [1, 1])
+    calls = []
+
+    def first_objective(x):
+        if not calls:  # meanwhile, "another process" runs the same study to its budget
+            calls.append(iso.minimize(sphere, box, "random", budget=3, seed=1, storage=db, study="s"))
+        return sphere(x)
+
+    with pytest.raises(StoreError, match="another process is running this study"):
+        iso.minimize(first_objective, box, "random", budget=3, seed=1, storage=db, study="s")
+    with Store(db) as store:
+        trials = store.trials(store.get_study("s"))
+    assert [t.number for t in trials] == [0, 1, 2] and [t.batch for t in trials] == [0, 1, 2]
+    assert calls[0].n_evals == 3

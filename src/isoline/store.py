@@ -238,9 +238,22 @@ class Store:
     def add_batch(
         self, study: StudyRecord, batch: int, X: np.ndarray, U: np.ndarray, state: Any
     ) -> list[int]:
-        """Store a new batch as pending trials with the state after its ``ask``, atomically."""
+        """Store a new batch as pending trials with the state after its ``ask``, atomically.
+
+        Raises:
+            StoreError: if the study's stored state is not the one before ``batch``: another
+                process (or optimizer) is running the same study and wrote that batch first.
+        """
         blob = pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
         with self._tx():
+            (last,) = self.conn.execute(
+                "SELECT state_batch FROM studies WHERE study_id = ?", (study.study_id,)
+            ).fetchone()
+            if last != batch - 1:
+                raise StoreError(
+                    f"study {study.name!r}: batch {batch} follows stored batch {last}; another "
+                    "process is running this study (one study can be run by one process at a time)"
+                )
             start = self.conn.execute(
                 "SELECT COALESCE(MAX(number), -1) + 1 FROM trials WHERE study_id = ?",
                 (study.study_id,),
