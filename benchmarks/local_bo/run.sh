@@ -23,6 +23,8 @@ nice -n 5 $PY benchmarks/local_bo/true_lengthscales.py 25 300 100 101 102 103 10
 for d in 25 50 100; do
   nice -n 10 .venv/bin/isoline bench benchmarks/local_bo/gp_d$d.yaml \
     --storage /tmp/local_bo_gp_d$d.db --out $OUT/gp_d$d --workers 2 --quiet
+  $PY benchmarks/local_bo/checkpoints.py benchmarks/local_bo/gp_d$d.yaml \
+    /tmp/local_bo_gp_d$d.db > $OUT/gp_d$d/checkpoints.md
 done
 
 # 3. Figure 3: RL linear policies
