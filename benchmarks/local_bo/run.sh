@@ -32,6 +32,8 @@ for env in cartpole swimmer hopper; do
   nice -n 10 .venv/bin/isoline bench benchmarks/local_bo/rl_$env.yaml \
     --storage /tmp/local_bo_rl_$env.db --out $OUT/rl_$env --workers 2 --quiet
 done
+nice -n 10 .venv/bin/isoline bench benchmarks/local_bo/rl_hopper_long.yaml \
+  --storage /tmp/local_bo_rl_hopper_long.db --out $OUT/rl_hopper_long --workers 2 --quiet
 .venv/bin/python benchmarks/local_bo/summarize.py /tmp/local_bo_rl_cartpole.db \
   /tmp/local_bo_rl_swimmer.db /tmp/local_bo_rl_hopper.db > $OUT/rl_checkpoints.md
 
