@@ -44,6 +44,7 @@ def ackley4(x: np.ndarray) -> float:
         ("neuralbo", "width", 2.5, TypeError),
         ("neuralbo", "epochs", True, TypeError),
         ("neuralbo", "n_refine", -1, ValueError),
+        ("neuralbo", "inputs", "ball", ValueError),
         ("neural-greedy", "width", 0, ValueError),
         ("neural-greedy", "depth", -2, ValueError),
         ("neural-greedy", "lr", 0, ValueError),
@@ -128,3 +129,20 @@ def test_expected_improvement_by_hand() -> None:
     )
     # far below the best with tiny variance: EI -> best - mean
     assert expected_improvement(np.array([-3.0]), np.array([1e-10]), 1.0)[0] == pytest.approx(4.0)
+
+
+def test_sphere_inputs_stop_neuralbo_proposing_box_vertices_in_high_dimension() -> None:
+    """With few points in 50-D the scaled-input network's sample is minimized at the box
+    boundary in most coordinates (its prediction and variance grow with ||x~||); unit-norm
+    inputs remove that pull (benchmarks/results/neuralbo/inputs_map.md)."""
+    levy = iso.problems.get("levy", dim=50)
+    at_bound = {}
+    for inputs in ("scaled", "sphere"):
+        opt = iso.Optimizer(levy.space, "neuralbo", seed=0, nu=0.1, n_candidates=5000, n_init=10,
+                            inputs=inputs)  # fmt: skip
+        for _ in range(12):
+            X = opt.ask()
+            opt.tell(X, [levy(x) for x in X])
+        P = levy.space.to_unit(opt.history[0][10:])
+        at_bound[inputs] = float(np.mean(np.minimum(P, 1 - P) < 0.01))
+    assert at_bound["scaled"] > 0.5 and at_bound["sphere"] < 0.25, at_bound

@@ -79,6 +79,14 @@ def test_network_inputs_are_centred_with_bias_coordinate() -> None:
     torch.testing.assert_close(Z, torch.tensor([[-1.0, 0.0, 1.0, 1.0]], dtype=DTYPE) / math.sqrt(2.0))
 
 
+def test_sphere_inputs_have_unit_norm_and_keep_direction() -> None:
+    X = torch.tensor([[0.5, 0.5, 0.5], [0.0, 1.0, 1.0], [1.0, 1.0, 1.0]], dtype=DTYPE)
+    Z, S = network_inputs(X), network_inputs(X, sphere=True)
+    torch.testing.assert_close(S.norm(dim=1), torch.ones(3, dtype=DTYPE))
+    torch.testing.assert_close(S * Z.norm(dim=1, keepdim=True), Z)
+    torch.testing.assert_close(S[0], torch.tensor([0.0, 0.0, 0.0, 1.0], dtype=DTYPE))  # centre: pole
+
+
 def _data(n: int = 40, d: int = 2, seed: int = 0):
     g = torch.Generator().manual_seed(seed)
     X = torch.rand(n, d, generator=g, dtype=DTYPE)

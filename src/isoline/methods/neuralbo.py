@@ -47,7 +47,10 @@ from isoline.models.neural import (
 )
 from isoline.registry import register
 
-__all__ = ["NeuralBO", "check_positive", "check_count", "standardize"]
+__all__ = ["INPUT_MAPS", "NeuralBO", "check_positive", "check_count", "standardize"]
+
+#: network input maps of :class:`NeuralBO` (see :func:`isoline.models.neural.network_inputs`)
+INPUT_MAPS = ("scaled", "sphere")
 
 
 def check_positive(value: object, name: str) -> float:
@@ -93,6 +96,10 @@ class NeuralBO(Method):
         nu: exploration scale ``nu`` (paper: grid {0.1, 1, 10}; default 1).
         n_candidates: Sobol candidates per iteration (50,000 as the authors' code).
         n_refine: candidates per sample polished by L-BFGS-B (0 turns refinement off).
+        inputs: ``"scaled"`` (network inputs of bounded norm, as the paper's analysis) or
+            ``"sphere"`` (unit-norm inputs; see :mod:`isoline.models.neural`). On tuning
+            seeds at d >= 50 with 30 evaluations "scaled" never left the initial design and
+            "sphere" did (``benchmarks/results/neuralbo/inputs_map.md``).
     """
 
     name = "neuralbo"
@@ -112,6 +119,7 @@ class NeuralBO(Method):
         nu: float = 1.0,
         n_candidates: int = 50_000,
         n_refine: int = 5,
+        inputs: str = "scaled",
         **common: object,
     ) -> None:
         self.width = check_count(width, "width", 1)
@@ -123,6 +131,9 @@ class NeuralBO(Method):
         self.nu = check_positive(nu, "nu")
         self.n_candidates = check_count(n_candidates, "n_candidates", 1)
         self.n_refine = check_count(n_refine, "n_refine", 0)
+        if inputs not in INPUT_MAPS:
+            raise ValueError(f"inputs must be one of {INPUT_MAPS}, got {inputs!r}")
+        self.inputs = inputs
         super().__init__(dim, **common)  # type: ignore[arg-type]
         gen = torch_generator(np.random.default_rng([self.seed, 0x4E42]))
         self._weights0 = init_weights(self.dim + 1, self.width, self.depth, gen)
@@ -134,7 +145,7 @@ class NeuralBO(Method):
 
     def propose(self, q: int) -> np.ndarray:
         X, y = self.data()
-        Z = network_inputs(X)
+        Z = self._network_inputs(X)
         ys = torch.as_tensor(standardize(y), dtype=DTYPE)
         # Algorithm 2 (TrainNN), warm-started, with divergence recovery
         self._weights, report = fit_network(
@@ -147,7 +158,7 @@ class NeuralBO(Method):
         # Algorithm 1, line 3 (U from all evaluated points, line 7)
         variance = NTKVariance(self._weights0, Z, self.lam)
         cand = sobol(self.n_candidates, self.dim, seed=int(self.rng.integers(2**31)))
-        Zc = network_inputs(cand)
+        Zc = self._network_inputs(cand)
         with torch.no_grad():
             mu = _finite(network_forward(self._weights, Zc).numpy(), 0.0)
             sd = np.sqrt(_finite(variance(Zc).numpy(), 0.0))
@@ -170,6 +181,9 @@ class NeuralBO(Method):
                     out[j] = x
         return out
 
+    def _network_inputs(self, X: np.ndarray | torch.Tensor) -> torch.Tensor:
+        return network_inputs(X, sphere=self.inputs == "sphere")
+
     def _refine(
         self, starts: np.ndarray, eps: np.ndarray, variance: NTKVariance
     ) -> np.ndarray | None:
@@ -178,7 +192,7 @@ class NeuralBO(Method):
         e = torch.as_tensor(eps, dtype=DTYPE)
 
         def frozen_sample(Xb: torch.Tensor) -> torch.Tensor:
-            Zb = network_inputs(Xb)
+            Zb = self._network_inputs(Xb)
             sd = (variance(Zb) + 1e-12).sqrt()
             return network_forward(weights, Zb) + nu * e * sd
 

@@ -12,7 +12,11 @@ Inputs. A bias-free ReLU network is positively homogeneous, ``h(c x) = c h(x)``,
 centres inputs (to ``[-1, 1]``) and the analysis assumes ``||x|| ~ 1``, a unit-cube point
 ``x`` enters the network as ``x~ = (2x - 1, 1) / sqrt(d/3 + 1)``: centred, with a constant
 coordinate acting as first-layer bias, and ``E||x~||^2 = 1`` for uniform ``x``
-(:func:`network_inputs`).
+(:func:`network_inputs`). With ``sphere=True`` every ``x~`` is scaled to unit norm (the
+setting of NeuralUCB/NeuralTS, which the NeuralBO analysis relaxes to bounded norms): the
+homogeneous network and its variance then depend on the direction of ``x~`` only, so points
+far from the centre (largest ``||x~||``, up to ``sqrt(3)`` at the vertices) are no longer
+favoured by an amplified prediction and variance.
 
 Training (Algorithm 2, TrainNN): gradient steps on
 ``L(theta) = 1/2 sum_i (h(x_i; theta) - y_i)^2 + m lambda / 2 ||theta - theta_0||^2``.
@@ -82,16 +86,19 @@ _BLOWUP = 1e4
 Weights = list[Tensor]
 
 
-def network_inputs(X: Tensor | np.ndarray) -> Tensor:
+def network_inputs(X: Tensor | np.ndarray, sphere: bool = False) -> Tensor:
     """Map ``(n, d)`` unit-cube points to ``(n, d + 1)`` network inputs.
 
     ``x~ = (2x - 1, 1) / sqrt(d/3 + 1)`` (centred, constant coordinate as bias, unit mean
-    square norm for uniform ``x``); see the module docstring.
+    square norm for uniform ``x``); with ``sphere``, ``x~ / ||x~||``. See the module docstring.
     """
     X = torch.as_tensor(X, dtype=DTYPE)
     d = X.shape[-1]
     ones = torch.ones(*X.shape[:-1], 1, dtype=DTYPE)
-    return torch.cat([2.0 * X - 1.0, ones], dim=-1) / math.sqrt(d / 3.0 + 1.0)
+    Z = torch.cat([2.0 * X - 1.0, ones], dim=-1)
+    if sphere:
+        return Z / Z.norm(dim=-1, keepdim=True)
+    return Z / math.sqrt(d / 3.0 + 1.0)
 
 
 def init_weights(
