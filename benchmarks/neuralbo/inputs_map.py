@@ -12,6 +12,7 @@ variant left the initial design.
 from __future__ import annotations
 
 import itertools
+import subprocess
 
 import numpy as np
 
@@ -38,6 +39,10 @@ def regrets(name: str, kw: dict, d: int, seed: int, method: str, options: dict) 
 
 def main() -> None:
     labels = list(VARIANTS)
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    print("# NeuralBO network inputs: scaled vs sphere (tuning seeds 100, 101; 30 evaluations)\n")
+    print(f"Made by `benchmarks/neuralbo/inputs_map.py` at commit `{commit}`. Final simple regret per seed;")
+    print("'design best' is the best of the 10 initial Sobol points (a run equal to it never improved on its design).\n")
     print("| cell | design best (seeds 100, 101) | " + " | ".join(labels) + " |")
     print("|---|---|" + "---|" * len(labels))
     wins = dict.fromkeys(labels, 0)
