@@ -19,6 +19,8 @@ nice -n 10 .venv/bin/isoline bench benchmarks/neuralbo/synthetic_100.yaml \
 nice -n 10 .venv/bin/python benchmarks/neuralbo/synthetic_summary.py \
   --config benchmarks/neuralbo/synthetic_100.yaml --storage /tmp/neuralbo_synthetic_100.db \
   --out $R/synthetic_100/cells.md
+# NeuralBO network inputs, scaled vs sphere, on tuning seeds
+nice -n 10 .venv/bin/python benchmarks/neuralbo/inputs_map.py > $R/inputs_map.md
 # Figure 5 (push14) and Figure 3 (sensitive samples)
 nice -n 10 .venv/bin/isoline bench benchmarks/neuralbo/push14.yaml \
   --storage /tmp/neuralbo_push14.db --out $R/push14 --workers 2 --quiet

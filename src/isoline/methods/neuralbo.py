@@ -97,9 +97,10 @@ class NeuralBO(Method):
         n_candidates: Sobol candidates per iteration (50,000 as the authors' code).
         n_refine: candidates per sample polished by L-BFGS-B (0 turns refinement off).
         inputs: ``"scaled"`` (network inputs of bounded norm, as the paper's analysis) or
-            ``"sphere"`` (unit-norm inputs; see :mod:`isoline.models.neural`). On tuning
-            seeds at d >= 50 with 30 evaluations "scaled" never left the initial design and
-            "sphere" did (``benchmarks/results/neuralbo/inputs_map.md``).
+            ``"sphere"`` (unit-norm inputs; see :mod:`isoline.models.neural`). On two
+            tuning seeds with 30 evaluations, "scaled" never improved on the initial design
+            at d >= 50 and "sphere" did in 11 of 12 runs, while "scaled" was better at
+            d <= 20 in 5 of 6 cells (``benchmarks/results/neuralbo/inputs_map.md``).
     """
 
     name = "neuralbo"
