@@ -21,8 +21,10 @@ from typing import ClassVar
 
 import numpy as np
 import torch
+from threadpoolctl import threadpool_limits
 
 from isoline.designs import initial_design
+from isoline.models.gp import limit_threads
 
 __all__ = ["Method"]
 
@@ -81,7 +83,12 @@ class Method:
 
     # -- public ask/tell ---------------------------------------------------------------
     def ask(self, q: int | None = None) -> np.ndarray:
-        """Return the next ``(q, d)`` points in the unit cube."""
+        """Return the next ``(q, d)`` points in the unit cube.
+
+        :meth:`propose` and :meth:`observe` run on one torch and one BLAS thread, so a seed gives the same
+        trajectory on any machine (a different thread count changes the order of
+        floating-point sums, which a model-based search can amplify into different points).
+        """
         q = self.batch_size if q is None else _check_int(q, "q", 1)
         served = self.n_asked
         if served < len(self._init_points):
@@ -91,7 +98,8 @@ class Method:
         elif self.needs_data and np.isfinite(self.y).sum() < 2:
             X = self.rng.random((q, self.dim))
         else:
-            X = np.asarray(self.propose(q), dtype=float)
+            with limit_threads(1), threadpool_limits(limits=1):
+                X = np.asarray(self.propose(q), dtype=float)
             if X.shape != (q, self.dim):
                 raise RuntimeError(
                     f"{type(self).__name__}.propose returned shape {X.shape}, "
@@ -111,7 +119,8 @@ class Method:
         y = np.where(np.isfinite(y), y, np.nan)
         self.X = np.vstack([self.X, X])
         self.y = np.concatenate([self.y, y])
-        self.observe(X, y)
+        with limit_threads(1), threadpool_limits(limits=1):
+            self.observe(X, y)
 
     # -- for subclasses ----------------------------------------------------------------
     def propose(self, q: int) -> np.ndarray:

@@ -33,7 +33,7 @@ from gpytorch.distributions import MultivariateNormal
 from scipy.optimize import minimize
 from torch import Tensor, nn
 
-from isoline.models.neural import single_thread
+from isoline.models.gp import limit_threads
 
 __all__ = ["DNGO", "blr_log_marginal_likelihood"]
 
@@ -111,7 +111,7 @@ class DNGO(Model):
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(int(torch.randint(2**62, (1,), generator=generator)))
             self.net = _Net(X.shape[1], list(units))
-        with single_thread():  # tiny tensors: per-operation overhead dominates
+        with limit_threads(1):  # tiny tensors: per-operation overhead dominates
             self.train_losses = self._train(Xn, yn, epochs, batch_size, lr, generator)
             self.net.requires_grad_(False)
             with torch.no_grad():

@@ -51,15 +51,16 @@ All tensors are float64 on the CPU.
 
 from __future__ import annotations
 
-import contextlib
 import math
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import torch
 from botorch.generation.gen import gen_candidates_scipy
 from torch import Tensor
+
+from isoline.models.gp import limit_threads
 
 __all__ = [
     "DTYPE",
@@ -72,7 +73,6 @@ __all__ = [
     "network_inputs",
     "ntk_factors",
     "refine_minimizers",
-    "single_thread",
     "train_network",
     "weight_gradients",
 ]
@@ -248,21 +248,6 @@ class NTKVariance:
 # -- TrainNN (Algorithm 2) -----------------------------------------------------------------
 
 
-@contextlib.contextmanager
-def single_thread() -> Iterator[None]:
-    """Run the enclosed torch code on one intra-op thread, then restore the setting.
-
-    Minibatch steps on small tensors are dominated by per-operation overhead, which
-    thread hand-offs multiply (10x measured on a loaded 2-core machine).
-    """
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(n)
-
-
 @dataclass
 class FitReport:
     """What :func:`fit_network` did: final loss, step size used, failed attempts."""
@@ -303,7 +288,7 @@ def train_network(
     opt_cls = {"sgd": torch.optim.SGD, "adam": torch.optim.Adam}[optimizer]
     opt = opt_cls(params, lr=lr, foreach=True)
     bs = min(batch_size, t)
-    with single_thread():
+    with limit_threads(1):
         return _train_loop(params, anchors, opt, Z, y, reg, epochs, bs, generator)
 
 
