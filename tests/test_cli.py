@@ -39,3 +39,17 @@ def test_help_is_available(capsys) -> None:
         main(["--help"])
     assert e.value.code == 0
     assert "examples:" in capsys.readouterr().out
+
+
+def test_report_of_chosen_seeds(tmp_path, capsys) -> None:
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("name: t\nbudget: 4\nseeds: 3\nmethods: [random]\nproblems: [{name: rosenbrock, dim: 2}]\n")
+    db = str(tmp_path / "b.db")
+    assert main(["bench", str(cfg), "--storage", db, "--out", str(tmp_path / "all"), "--workers", "1", "--quiet"]) == 0
+    assert main(["report", str(cfg), "--storage", db, "--out", str(tmp_path / "r"), "--seeds", "0,2"]) == 0
+    text = (tmp_path / "r" / "report.md").read_text()
+    assert "seeds [0, 2]," in text and "| random | 2 | 4 |" in text
+    capsys.readouterr()
+    for bad, says in (("0-4", "[3, 4] not among"), ("x", "'x' is not a seed")):
+        assert main(["report", str(cfg), "--storage", db, "--out", str(tmp_path / "r"), "--seeds", bad]) == 2
+        assert says in capsys.readouterr().err

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import signal
 import sys
@@ -129,11 +130,28 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def _seed_subset(text: str, seeds: list[int]) -> list[int]:
+    """Seeds written ``0-5`` or ``0,2,7`` (or both, ``0-3,8``); each must be a config seed."""
+    chosen: list[int] = []
+    for part in text.split(","):
+        lo, sep, hi = part.strip().partition("-")
+        try:
+            chosen += list(range(int(lo), int(hi) + 1)) if sep else [int(lo)]
+        except ValueError:
+            raise ValueError(f"--seeds: {part!r} is not a seed or a range like 0-5") from None
+    unknown = sorted(set(chosen) - set(seeds))
+    if unknown or not chosen:
+        raise ValueError(f"--seeds: {unknown or text!r} not among the config's seeds {seeds}")
+    return sorted(set(chosen))
+
+
 def cmd_report(args: argparse.Namespace) -> int:
     from isoline.bench.config import load_config
     from isoline.bench.report import write_report
 
     cfg = load_config(args.config)
+    if args.seeds is not None:
+        cfg = dataclasses.replace(cfg, seeds=_seed_subset(args.seeds, cfg.seeds))
     path = write_report(cfg, args.storage, args.out, command=" ".join(["isoline", *sys.argv[1:]]))
     print(f"report written to {path}")
     return 0
@@ -203,6 +221,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("config", help="YAML or TOML config file")
     s.add_argument("--storage", default="isoline.db")
     s.add_argument("--out", default="report")
+    s.add_argument("--seeds", help="report only these seeds, e.g. 0-5 or 0,2,7 (finished seeds "
+                   "of a bench that is still running or was stopped)")  # fmt: skip
     s.set_defaults(func=cmd_report)
 
     s = sub.add_parser("lattice", help="build a rank-1 lattice of maximal separation")
