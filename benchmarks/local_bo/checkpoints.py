@@ -3,7 +3,7 @@
 Usage: .venv/bin/python benchmarks/local_bo/checkpoints.py CONFIG STORE.db
 Prints a Markdown table: mean +- SEM over seeds of the simple regret after 100, 200, ...
 evaluations, the lowest mean in bold, and per checkpoint on how many seeds each method has
-the lowest regret of all methods.
+the lowest regret of all methods. Only seeds on which every method has finished count.
 """
 
 from __future__ import annotations
@@ -22,8 +22,9 @@ def main(config: str, storage: str) -> None:
     runs = collect(cfg, storage)
     regret: dict[str, dict[int, np.ndarray]] = defaultdict(dict)
     for r in runs:
-        regret[r.spec.method.label][r.spec.seed] = r.best_so_far() - r.optimum
-    labels = [m.label for m in cfg.methods if m.label in regret]
+        if len(r.values) >= r.spec.budget:  # finished runs only (a bench may still be running)
+            regret[r.spec.method.label][r.spec.seed] = r.best_so_far() - r.optimum
+    labels = [m.label for m in cfg.methods]
     seeds = sorted(set.intersection(*(set(regret[m]) for m in labels)))
     n = min(len(regret[m][s]) for m in labels for s in seeds)
     checks = [k for k in range(100, n + 1, 100)]
