@@ -16,7 +16,8 @@ for m in la-minucb gibo minucb mpd turbo cma-es random; do
   nice -n 10 $PY benchmarks/local_bo/timing.py $m 100 500 0 > $OUT/timing/$m.json
 done
 
-# 2. Figure 2: GP-sampled objectives, d = 25, 50, 100 (10 seeds, true lengthscales).
+# 2. Figure 2: GP-sampled objectives, d = 25, 50, 100 (10 seeds, true lengthscales;
+#    d = 50 and 100 took 60 and 75 min of 2-core wall time here, other jobs running).
 #    First, the effect of true vs midpoint lengthscales on held-out instances:
 nice -n 5 $PY benchmarks/local_bo/true_lengthscales.py 25 300 100 101 102 103 104 \
   > $OUT/diagnostics/true_lengthscales_d25.jsonl
