@@ -26,7 +26,19 @@ from threadpoolctl import threadpool_limits
 from isoline.designs import initial_design
 from isoline.models.gp import limit_threads
 
-__all__ = ["Method"]
+__all__ = ["Method", "single_threaded"]
+
+
+@contextlib.contextmanager
+def single_threaded() -> Iterator[None]:
+    """Run the enclosed block on one torch and one BLAS thread, then restore the settings.
+
+    Results then do not depend on the machine's thread count, and the small matrices of
+    acquisition loops run faster: thread start-up and spinning slowed one CMA-ES run ~10x
+    on a shared machine (numpy ``eigh`` of 30 x 30: 31 ms instead of < 1 ms).
+    """
+    with limit_threads(1), threadpool_limits(limits=1):
+        yield
 
 
 class Method:
@@ -98,7 +110,7 @@ class Method:
         elif self.needs_data and np.isfinite(self.y).sum() < 2:
             X = self.rng.random((q, self.dim))
         else:
-            with limit_threads(1), threadpool_limits(limits=1):
+            with single_threaded():
                 X = np.asarray(self.propose(q), dtype=float)
             if X.shape != (q, self.dim):
                 raise RuntimeError(
@@ -119,7 +131,7 @@ class Method:
         y = np.where(np.isfinite(y), y, np.nan)
         self.X = np.vstack([self.X, X])
         self.y = np.concatenate([self.y, y])
-        with limit_threads(1), threadpool_limits(limits=1):
+        with single_threaded():
             self.observe(X, y)
 
     # -- for subclasses ----------------------------------------------------------------

@@ -29,16 +29,13 @@ setting, initial design, options) and :func:`cma_maximize`.
 
 from __future__ import annotations
 
-import contextlib
 import math
-from collections.abc import Iterator
 
 import cma
 import numpy as np
 import torch
 from botorch.acquisition import AcquisitionFunction
 from botorch.models.model import Model
-from threadpoolctl import threadpool_limits
 
 from isoline.acquisition import maximize
 from isoline.methods.base import Method
@@ -53,7 +50,6 @@ __all__ = [
     "SETTINGS",
     "cma_maximize",
     "default_init",
-    "single_threaded",
 ]
 
 DTYPE = torch.float64
@@ -96,23 +92,6 @@ class BatchKernelAcquisition(AcquisitionFunction):
         tot = C.sum(dim=(-2, -1)).clamp_min(_EPS)
         spread = 2.0 * torch.sqrt(tr / L) - torch.sqrt(tot) / L
         return -mean.mean(-1) + self.weight * spread
-
-
-@contextlib.contextmanager
-def single_threaded() -> Iterator[None]:
-    """Run the enclosed block with one torch thread and one BLAS thread, then restore.
-
-    The acquisition loops work on matrices of a few dozen rows, where thread start-up and
-    spinning cost far more than they save; on a shared machine they slowed one CMA-ES
-    run by ~10x (measured: numpy ``eigh`` of 30 x 30 took 31 ms instead of < 1 ms).
-    """
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        with threadpool_limits(limits=1):
-            yield
-    finally:
-        torch.set_num_threads(n)
 
 
 class _Randn:
@@ -333,7 +312,7 @@ class BKOP(KernelBatchMethod):
         return BatchKernelAcquisition(gp.model, self.weight)
 
     def propose(self, q: int) -> np.ndarray:
-        with self.torch_rng(), single_threaded():
+        with self.torch_rng():
             gp = self.fit()
             X, _ = self.optimize(self.acquisition(gp), q)
         return X

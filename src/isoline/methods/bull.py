@@ -22,7 +22,7 @@ from botorch.acquisition import AcquisitionFunction
 from botorch.models.model import Model
 
 from isoline.designs import sobol
-from isoline.methods.bkop import KernelBatchMethod, single_threaded
+from isoline.methods.bkop import KernelBatchMethod
 from isoline.registry import register
 
 __all__ = ["Bull", "NegativeMean"]
@@ -87,7 +87,7 @@ class Bull(KernelBatchMethod):
         X = np.empty((q, self.dim))
         X[~exploit] = sobol(self._n_design + k, self.dim, seed=self.seed)[self._n_design :]
         if exploit.any():
-            with self.torch_rng(), single_threaded():
+            with self.torch_rng():
                 x, _ = self.optimize(NegativeMean(self.fit().model), 1, starts=self.data()[0])
             X[exploit] = x.reshape(-1)
         self._n_proposed += q

@@ -22,7 +22,7 @@ import torch
 from botorch.acquisition import AcquisitionFunction
 from botorch.models.model import Model
 
-from isoline.methods.bkop import KernelBatchMethod, single_threaded
+from isoline.methods.bkop import KernelBatchMethod
 from isoline.methods.gp_bo import srinivas_beta
 from isoline.models.gp import GP
 from isoline.registry import register
@@ -106,7 +106,7 @@ class GPBUCB(KernelBatchMethod):
     def propose(self, q: int) -> np.ndarray:
         t0 = len(self.y)
         chosen: list[np.ndarray] = []
-        with self.torch_rng(), single_threaded():
+        with self.torch_rng():
             gp = self.fit()
             var_gp: GP = gp
             for k in range(q):

@@ -26,7 +26,7 @@ import torch
 from botorch.acquisition import AcquisitionFunction
 from botorch.models.model import Model
 
-from isoline.methods.bkop import KernelBatchMethod, single_threaded
+from isoline.methods.bkop import KernelBatchMethod
 from isoline.methods.gp_bucb import HallucinatedUCB, check_beta, ucb_beta
 from isoline.models.gp import GP
 from isoline.registry import register
@@ -116,7 +116,7 @@ class GPUCBPE(KernelBatchMethod):
 
     def propose(self, q: int) -> np.ndarray:
         beta = ucb_beta(self.beta, len(self.y) + 1, self.dim, self.delta)
-        with self.torch_rng(), single_threaded():
+        with self.torch_rng():
             gp = self.fit()
             x0, _ = self.optimize(HallucinatedUCB(gp.model, gp.model, beta), 1)
             chosen = [x0.reshape(-1)]
