@@ -35,6 +35,8 @@ for env in cartpole swimmer hopper; do
 done
 nice -n 10 .venv/bin/isoline bench benchmarks/local_bo/rl_hopper_long.yaml \
   --storage /tmp/local_bo_rl_hopper_long.db --out $OUT/rl_hopper_long --workers 2 --quiet
+.venv/bin/python benchmarks/local_bo/summarize.py /tmp/local_bo_rl_hopper_long.db \
+  > $OUT/rl_hopper_long/checkpoints.md
 .venv/bin/python benchmarks/local_bo/summarize.py /tmp/local_bo_rl_cartpole.db \
   /tmp/local_bo_rl_swimmer.db /tmp/local_bo_rl_hopper.db > $OUT/rl_checkpoints.md
 
