@@ -13,6 +13,8 @@ evaluation. It prints one JSON line per run with three final simple regrets:
 
     .venv/bin/python benchmarks/local_bo/iterate_metric.py benchmarks/local_bo/gp_d25.yaml \
         --seeds 0-9 > benchmarks/results/local_bo/diagnostics/iterate_metric_d25.jsonl
+    .venv/bin/python benchmarks/local_bo/iterate_metric.py --table \
+        benchmarks/results/local_bo/diagnostics/iterate_metric_d25.jsonl > .../iterate_metric_d25.md
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import json
 import time
 
 import numpy as np
+from scipy import stats
 
 import isoline as iso
 from isoline.bench.config import load_config
@@ -56,12 +59,45 @@ def run(method, problem, seed: int, budget: int) -> dict[str, float]:
     }
 
 
+def table(path: str) -> None:
+    """Markdown: the three regrets per method (mean +- SEM) and paired LA-MinUCB comparisons."""
+    rows = [json.loads(line) for line in open(path)]
+    methods = list(dict.fromkeys(r["method"] for r in rows))
+    seeds = sorted({r["seed"] for r in rows})
+
+    def get(method: str, key: str) -> np.ndarray:
+        by_seed = {r["seed"]: r[key] for r in rows if r["method"] == method}
+        return np.array([by_seed[s] for s in seeds])
+
+    def fmt(v: np.ndarray) -> str:
+        return f"{v.mean():.3f} +- {v.std(ddof=1) / np.sqrt(len(v)):.3f}"
+
+    print(f"Final simple regret, seeds {seeds}, mean +- SEM (from `{path}`):\n")
+    print("| method | best evaluated | best iterate | last iterate | runs with best iterate > best evaluated |")
+    print("|---|---|---|---|---|")
+    for m in methods:
+        e, b, last = get(m, "best_evaluated"), get(m, "best_iterate"), get(m, "last_iterate")
+        print(f"| {m} | {fmt(e)} | {fmt(b)} | {fmt(last)} | {int(np.sum(b > e + 1e-12))}/{len(e)} |")
+    print()
+    ref = methods[0]
+    for key in ("best_evaluated", "best_iterate", "last_iterate"):
+        for m in methods[1:]:
+            a, o = get(ref, key), get(m, key)
+            p = stats.ttest_rel(a, o).pvalue
+            print(f"- {key}: {ref} lower than {m} on {int(np.sum(a < o))}/{len(a)} seeds, "
+                  f"paired t-test two-sided p = {p:.3f}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("config")
+    ap.add_argument("config", help="benchmark config, or with --table a JSONL file of this script")
+    ap.add_argument("--table", action="store_true", help="summarize a JSONL output as Markdown")
     ap.add_argument("--seeds", default=None, help="e.g. 0-9 (default: the config's seeds)")
     ap.add_argument("--budget", type=int, default=None, help="default: the config's")
     a = ap.parse_args()
+    if a.table:
+        table(a.config)
+        return
     cfg = load_config(a.config)
     seeds = _seed_subset(a.seeds, cfg.seeds) if a.seeds else list(cfg.seeds)
     (pspec,) = cfg.problems
