@@ -55,3 +55,9 @@ for d in 25 50 100; do
     --storage /tmp/local_bo_gp_d${d}_la_effort.db --out $OUT/gp_d${d}_la_effort --workers 1 --quiet
 done
 git rev-parse HEAD > $OUT/COMMIT
+
+# 5. Figure 2 at d = 25 under the reference code's metric (objective at the iterates x_t)
+nice -n 10 .venv/bin/python benchmarks/local_bo/iterate_metric.py benchmarks/local_bo/gp_d25.yaml \
+  > $OUT/diagnostics/iterate_metric_d25.jsonl
+.venv/bin/python benchmarks/local_bo/iterate_metric.py --table \
+  $OUT/diagnostics/iterate_metric_d25.jsonl > $OUT/diagnostics/iterate_metric_d25.md
