@@ -67,7 +67,8 @@ def test_bench_runs_resumes_and_reports(tmp_path, rosen_problem) -> None:
     assert "Statistics" not in text
     cfg_stats = parse_config(dict(CFG, report={"against": "CMA"}))
     text = write_report(cfg_stats, db, tmp_path / "rep2").read_text()
-    assert "## Statistics" in text and "| rosen-test-d2 | (" in text
+    assert "## Statistics" in text and text.count("| rosen-test-d2 | (") == 2
+    assert "significantly worse than CMA" in text and "significantly better than CMA" in text
     assert (tmp_path / "rep" / "rosen-test-d2.png").stat().st_size > 1000
 
 

@@ -100,6 +100,20 @@ def test_ttest_table_rows_and_correction() -> None:
     assert [r["reject"] for r in loose] == [True, False, False]
 
 
+def test_ttest_table_other_direction() -> None:
+    greater = ttest_table(_results(), "neuralbo", alpha=0.2)
+    less = ttest_table(_results(), "neuralbo", alpha=0.2, alternative="less")
+    # the same test statistic read from the other tail: p_less = 1 - p_greater
+    for g, s in zip(greater, less):
+        assert s["p_value"] == pytest.approx(1 - g["p_value"])
+    assert [r["reject"] for r in less] == [False, False, False]
+    # swapping the roles makes gp-ei the reference and neuralbo a better baseline
+    swapped = ttest_table({"c": {"gp-ei": [3, 4, 5], "neuralbo": [1, 2, 3]}}, "gp-ei",
+                          alpha=0.2, alternative="less")
+    assert swapped[0]["p_value"] == pytest.approx(_t4_sf(math.sqrt(6)))
+    assert swapped[0]["reject"] is True
+
+
 def test_ttest_table_bad_input() -> None:
     with pytest.raises(ValueError, match="reference 'dngo' is missing"):
         ttest_table(_results(), "dngo")
@@ -109,6 +123,8 @@ def test_ttest_table_bad_input() -> None:
         ttest_table(_results(), "neuralbo", alpha=1.5)
     with pytest.raises(TypeError, match="results"):
         ttest_table({}, "neuralbo")
+    with pytest.raises(ValueError, match="alternative"):
+        ttest_table(_results(), "neuralbo", alternative="two-sided")
 
 
 def test_markdown_renderings() -> None:

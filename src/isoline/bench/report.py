@@ -194,9 +194,15 @@ def _stats_section(finals: dict[str, dict[str, np.ndarray]], against: str) -> li
         markdown_ks_table(cells),
         "",
         f"One-sided t-tests, H0: baseline mean <= {against} mean (entry: p-value, and T when",
-        "H0 is rejected at FDR 0.05 after Benjamini-Hochberg over the whole table):",
+        "H0 is rejected at FDR 0.05 after Benjamini-Hochberg over the whole table), i.e. T",
+        f"where the baseline is significantly worse than {against}:",
         "",
         markdown_ttest_table(ttest_table(cells, against)),
+        "",
+        f"The other direction, H0: baseline mean >= {against} mean, i.e. T where the baseline",
+        f"is significantly better than {against}:",
+        "",
+        markdown_ttest_table(ttest_table(cells, against, alternative="less")),
         "",
     ]
 

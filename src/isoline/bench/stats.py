@@ -11,6 +11,10 @@ Input everywhere: ``results[cell][method] -> sequence of final values`` where a 
 a (problem, dimension) label such as ``"Ackley D=10"``. Non-finite values are dropped.
 Outputs are lists of plain dicts (no pandas) and Markdown renderings of them.
 
+The paper tests one direction only. ``alternative="less"`` tests the other one,
+``H0: mu_baseline >= mu_ref`` against ``Ha: mu_baseline < mu_ref`` (the baseline reaches
+lower values), so a report can also show where a baseline beats the reference.
+
 Notes: the KS test here compares the standardized sample (sample mean, ``ddof=1``
 standard deviation) with ``N(0, 1)``, as the paper describes; estimating the parameters
 makes it conservative (Lilliefors' correction would be exact). Welch's t-test (unequal
@@ -37,6 +41,7 @@ __all__ = [
 
 Results = Mapping[str, Mapping[str, Sequence[float]]]
 FAMILIES = ("table", "cell")
+ALTERNATIVES = ("greater", "less")
 
 
 def _finite(values: Sequence[float]) -> np.ndarray:
@@ -57,17 +62,23 @@ def ks_normality(values: Sequence[float]) -> float:
 
 
 def one_sided_ttest(
-    baseline: Sequence[float], reference: Sequence[float], equal_var: bool = False
+    baseline: Sequence[float],
+    reference: Sequence[float],
+    equal_var: bool = False,
+    alternative: str = "greater",
 ) -> float:
-    """p-value of ``Ha: mean(baseline) > mean(reference)`` (two-sample t-test).
+    """p-value of ``Ha: mean(baseline) > mean(reference)`` (two-sample t-test), or of
+    ``Ha: mean(baseline) < mean(reference)`` with ``alternative="less"``.
 
     Welch's test by default, Student's with ``equal_var=True``. NaN when either sample
     has fewer than 2 finite values or both have zero variance.
     """
+    if alternative not in ALTERNATIVES:
+        raise ValueError(f"alternative must be one of {ALTERNATIVES}, got {alternative!r}")
     b, r = _finite(baseline), _finite(reference)
     if b.size < 2 or r.size < 2 or (np.ptp(b) == 0 and np.ptp(r) == 0):
         return float("nan")
-    return float(stats.ttest_ind(b, r, equal_var=equal_var, alternative="greater").pvalue)
+    return float(stats.ttest_ind(b, r, equal_var=equal_var, alternative=alternative).pvalue)
 
 
 def benjamini_hochberg(pvalues: Sequence[float]) -> np.ndarray:
@@ -107,6 +118,7 @@ def ttest_table(
     alpha: float = 0.05,
     equal_var: bool = False,
     family: str = "table",
+    alternative: str = "greater",
 ) -> list[dict[str, object]]:
     """Table 2: one-sided t-test of every baseline against ``reference``, BH-corrected.
 
@@ -116,6 +128,8 @@ def ttest_table(
         alpha: false discovery rate of the BH procedure, in ``(0, 1)``.
         equal_var: Student's instead of Welch's test.
         family: ``"table"`` corrects over all tests at once, ``"cell"`` within each cell.
+        alternative: ``"greater"`` (the paper's: is the baseline's mean higher, i.e.
+            worse?) or ``"less"`` (is it lower, i.e. better than the reference?).
 
     Returns one dict per (cell, baseline): ``cell, baseline, n_baseline, n_reference,
     mean_baseline, mean_reference, p_value, p_adjusted, reject`` (``reject``: H0 rejected
@@ -145,7 +159,7 @@ def ttest_table(
                 "n_reference": int(ref.size),
                 "mean_baseline": float(b.mean()) if b.size else float("nan"),
                 "mean_reference": float(ref.mean()) if ref.size else float("nan"),
-                "p_value": one_sided_ttest(b, ref, equal_var=equal_var),
+                "p_value": one_sided_ttest(b, ref, equal_var=equal_var, alternative=alternative),
             })
     groups = [rows] if family == "table" else [
         [r for r in rows if r["cell"] == c] for c in results
