@@ -18,7 +18,7 @@ def test_round_trip_and_bounds() -> None:
 @pytest.mark.parametrize(
     "lower,upper,match",
     [
-        ([0.0], [0.0], "strictly below"),
+        ([0.0], [0.0], r"strictly below .* dimension 0 has lower=0\.0, upper=0\.0$"),
         ([1.0, 0.0], [0.0, 1.0], "dimension 0"),
         ([0.0, 0.0], [1.0], "same length"),
         ([], [], "at least 1"),

@@ -37,7 +37,7 @@ class Box:
             i = int(bad[0])
             raise ValueError(
                 f"lower must be strictly below upper in every dimension; dimension {i} has "
-                f"lower={lo[i]!r}, upper={hi[i]!r}"
+                f"lower={float(lo[i])!r}, upper={float(hi[i])!r}"
             )
         if names is None:
             names = [f"x{i}" for i in range(lo.size)]
