@@ -53,3 +53,20 @@ def test_report_of_chosen_seeds(tmp_path, capsys) -> None:
     for bad, says in (("0-4", "[3, 4] not among"), ("x", "'x' is not a seed")):
         assert main(["report", str(cfg), "--storage", db, "--out", str(tmp_path / "r"), "--seeds", bad]) == 2
         assert says in capsys.readouterr().err
+
+
+def test_report_of_chosen_problems(tmp_path, capsys) -> None:
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("name: t\nbudget: 3\nseeds: 1\nmethods: [random]\nproblems:\n"
+                   "  - {name: rosenbrock, dim: 2, label: Rosen D=2}\n"
+                   "  - {name: levy, dim: 3, label: Levy D=3}\n")  # fmt: skip
+    db = str(tmp_path / "b.db")
+    assert main(["bench", str(cfg), "--storage", db, "--out", str(tmp_path / "all"), "--workers", "1", "--quiet"]) == 0
+    out = tmp_path / "r"
+    assert main(["report", str(cfg), "--storage", db, "--out", str(out), "--problems", "D=3$"]) == 0
+    text = (out / "report.md").read_text()
+    assert "## Levy D=3" in text and "Rosen" not in text
+    capsys.readouterr()
+    for bad, says in (("D=4", "matches none of the config's problems"), ("(", "not a regular expression")):
+        assert main(["report", str(cfg), "--storage", db, "--out", str(out), "--problems", bad]) == 2
+        assert says in capsys.readouterr().err

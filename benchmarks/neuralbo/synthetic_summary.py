@@ -9,12 +9,14 @@ least 9 of the 12 cells). Also NeuralBO's rank among the methods in each cell.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 from pathlib import Path
 
 import numpy as np
 
 from isoline.bench.config import load_config
 from isoline.bench.report import collect
+from isoline.cli import _problem_subset
 
 HERE = Path(__file__).parent
 
@@ -26,8 +28,11 @@ def main() -> None:
     ap.add_argument("--reference", default="NeuralBO nu=0.1")
     ap.add_argument("--out", type=Path,
                     default=Path("benchmarks/results/neuralbo/synthetic/cells.md"))
+    ap.add_argument("--problems", metavar="REGEX", help="only the cells whose label matches")
     a = ap.parse_args()
     cfg = load_config(a.config)
+    if a.problems:
+        cfg = dataclasses.replace(cfg, problems=_problem_subset(a.problems, cfg.problems))
     runs = collect(cfg, a.storage)
     methods = [m.label for m in cfg.methods]
     lines = [

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import re
 import signal
 import sys
 import threading
@@ -145,6 +146,19 @@ def _seed_subset(text: str, seeds: list[int]) -> list[int]:
     return sorted(set(chosen))
 
 
+def _problem_subset(pattern: str, problems: list[Any]) -> list[Any]:
+    """The config's problems whose label matches the regular expression ``pattern``."""
+    try:
+        rx = re.compile(pattern)
+    except re.error as e:
+        raise ValueError(f"--problems: {pattern!r} is not a regular expression ({e})") from None
+    chosen = [p for p in problems if rx.search(p.label)]
+    if not chosen:
+        labels = [p.label for p in problems]
+        raise ValueError(f"--problems: {pattern!r} matches none of the config's problems {labels}")
+    return chosen
+
+
 def cmd_report(args: argparse.Namespace) -> int:
     from isoline.bench.config import load_config
     from isoline.bench.report import write_report
@@ -152,6 +166,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     cfg = load_config(args.config)
     if args.seeds is not None:
         cfg = dataclasses.replace(cfg, seeds=_seed_subset(args.seeds, cfg.seeds))
+    if args.problems is not None:
+        cfg = dataclasses.replace(cfg, problems=_problem_subset(args.problems, cfg.problems))
     path = write_report(cfg, args.storage, args.out, command=" ".join(["isoline", *sys.argv[1:]]))
     print(f"report written to {path}")
     return 0
@@ -223,6 +239,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--out", default="report")
     s.add_argument("--seeds", help="report only these seeds, e.g. 0-5 or 0,2,7 (finished seeds "
                    "of a bench that is still running or was stopped)")  # fmt: skip
+    s.add_argument("--problems", metavar="REGEX",
+                   help="report only the problems whose label matches, e.g. 'D=(10|20)$'")  # fmt: skip
     s.set_defaults(func=cmd_report)
 
     s = sub.add_parser("lattice", help="build a rank-1 lattice of maximal separation")
