@@ -96,8 +96,8 @@ class NeuralBO(Method):
         nu: exploration scale ``nu`` (paper: grid search over {0.1, 1, 10} per problem;
             default 0.1). The targets are standardized, so ``nu`` is scale-free. With
             ``nu = 1`` the NTK variance dominates the sample and many proposals sit on the
-            box's boundary: at 30 evaluations nu = 0.1 had the lower mean in all 6 cells with
-            d <= 20 and at 100 evaluations in the d = 10 cells
+            box's boundary: nu = 0.1 had the lower mean in all 6 Ackley/Levy/Michalewicz
+            cells with d <= 20, at 30 and at 100 evaluations
             (``benchmarks/results/neuralbo/README.md``).
         n_candidates: Sobol candidates per iteration (50,000 as the authors' code).
         n_refine: candidates per sample polished by L-BFGS-B (0 turns refinement off).
