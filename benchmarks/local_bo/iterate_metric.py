@@ -29,7 +29,6 @@ from scipy import stats
 import isoline as iso
 from isoline.bench.config import load_config
 from isoline.bench.runner import ProblemObjective, resolve_options
-from isoline.cli import _seed_subset
 from isoline.methods.base import single_threaded
 
 LOCAL = ("la-minucb", "minucb", "gibo", "mpd")
@@ -98,10 +97,9 @@ def main() -> None:
     if a.table:
         table(a.config)
         return
-    cfg = load_config(a.config)
-    seeds = _seed_subset(a.seeds, cfg.seeds) if a.seeds else list(cfg.seeds)
+    cfg = load_config(a.config).subset(seeds=a.seeds)
     (pspec,) = cfg.problems
-    for seed in seeds:
+    for seed in cfg.seeds:
         problem = iso.problems.get(pspec.name, seed=seed, **pspec.kwargs)
         for method in cfg.methods:
             if method.name not in LOCAL:

@@ -9,14 +9,12 @@ least 9 of the 12 cells). Also NeuralBO's rank among the methods in each cell.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 from pathlib import Path
 
 import numpy as np
 
 from isoline.bench.config import load_config
 from isoline.bench.report import collect
-from isoline.cli import _problem_subset
 
 HERE = Path(__file__).parent
 
@@ -30,9 +28,7 @@ def main() -> None:
                     default=Path("benchmarks/results/neuralbo/synthetic/cells.md"))
     ap.add_argument("--problems", metavar="REGEX", help="only the cells whose label matches")
     a = ap.parse_args()
-    cfg = load_config(a.config)
-    if a.problems:
-        cfg = dataclasses.replace(cfg, problems=_problem_subset(a.problems, cfg.problems))
+    cfg = load_config(a.config).subset(problems=a.problems)
     runs = collect(cfg, a.storage)
     methods = [m.label for m in cfg.methods]
     lines = [

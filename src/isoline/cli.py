@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
-import re
 import signal
 import sys
 import threading
@@ -131,43 +129,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
-def _seed_subset(text: str, seeds: list[int]) -> list[int]:
-    """Seeds written ``0-5`` or ``0,2,7`` (or both, ``0-3,8``); each must be a config seed."""
-    chosen: list[int] = []
-    for part in text.split(","):
-        lo, sep, hi = part.strip().partition("-")
-        try:
-            chosen += list(range(int(lo), int(hi) + 1)) if sep else [int(lo)]
-        except ValueError:
-            raise ValueError(f"--seeds: {part!r} is not a seed or a range like 0-5") from None
-    unknown = sorted(set(chosen) - set(seeds))
-    if unknown or not chosen:
-        raise ValueError(f"--seeds: {unknown or text!r} not among the config's seeds {seeds}")
-    return sorted(set(chosen))
-
-
-def _problem_subset(pattern: str, problems: list[Any]) -> list[Any]:
-    """The config's problems whose label matches the regular expression ``pattern``."""
-    try:
-        rx = re.compile(pattern)
-    except re.error as e:
-        raise ValueError(f"--problems: {pattern!r} is not a regular expression ({e})") from None
-    chosen = [p for p in problems if rx.search(p.label)]
-    if not chosen:
-        labels = [p.label for p in problems]
-        raise ValueError(f"--problems: {pattern!r} matches none of the config's problems {labels}")
-    return chosen
-
-
 def cmd_report(args: argparse.Namespace) -> int:
     from isoline.bench.config import load_config
     from isoline.bench.report import write_report
 
-    cfg = load_config(args.config)
-    if args.seeds is not None:
-        cfg = dataclasses.replace(cfg, seeds=_seed_subset(args.seeds, cfg.seeds))
-    if args.problems is not None:
-        cfg = dataclasses.replace(cfg, problems=_problem_subset(args.problems, cfg.problems))
+    cfg = load_config(args.config).subset(seeds=args.seeds, problems=args.problems)
     path = write_report(cfg, args.storage, args.out, command=" ".join(["isoline", *sys.argv[1:]]))
     print(f"report written to {path}")
     return 0

@@ -18,8 +18,9 @@ Example (YAML)::
 
 from __future__ import annotations
 
+import re
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -78,6 +79,50 @@ class BenchConfig:
             for s in self.seeds
             for m in self.methods
         ]
+
+    def subset(self, seeds: str | None = None, problems: str | None = None) -> BenchConfig:
+        """This config restricted to some seeds and problems (e.g. the finished part of a run).
+
+        Args:
+            seeds: ``"0-5"``, ``"0,2,7"`` or both (``"0-3,8"``); each must be a config seed.
+            problems: a regular expression; the problems whose label it matches stay.
+
+        Raises:
+            ValueError: naming the text that is not a seed, not a config seed, not a
+                regular expression, or matches no problem.
+        """
+        out = self
+        if seeds is not None:
+            out = replace(out, seeds=_seed_subset(seeds, self.seeds))
+        if problems is not None:
+            out = replace(out, problems=_problem_subset(problems, self.problems))
+        return out
+
+
+def _seed_subset(text: str, seeds: list[int]) -> list[int]:
+    chosen: list[int] = []
+    for part in text.split(","):
+        lo, sep, hi = part.strip().partition("-")
+        try:
+            chosen += list(range(int(lo), int(hi) + 1)) if sep else [int(lo)]
+        except ValueError:
+            raise ValueError(f"seeds: {part!r} is not a seed or a range like 0-5") from None
+    unknown = sorted(set(chosen) - set(seeds))
+    if unknown or not chosen:
+        raise ValueError(f"seeds: {unknown or text!r} not among the config's seeds {seeds}")
+    return sorted(set(chosen))
+
+
+def _problem_subset(pattern: str, problems: list[ProblemSpec]) -> list[ProblemSpec]:
+    try:
+        rx = re.compile(pattern)
+    except re.error as e:
+        raise ValueError(f"problems: {pattern!r} is not a regular expression ({e})") from None
+    chosen = [p for p in problems if rx.search(p.label)]
+    if not chosen:
+        labels = [p.label for p in problems]
+        raise ValueError(f"problems: {pattern!r} matches none of the config's problems {labels}")
+    return chosen
 
 
 _TOP = {"name", "budget", "seeds", "batch_size", "methods", "problems", "report"}
