@@ -1,12 +1,15 @@
 """Fraction of (function, target) pairs solved per method and dimension (NeuralBO Fig. 2).
 
-Reads the runs of ``bbob.yaml`` from the store written by ``isoline bench`` and, for each
+Reads the runs of one or more BBOB configs (``bbob.yaml``: d = 2, 3; ``bbob_d5.yaml``;
+``bbob_d10.yaml``) from the store written by ``isoline bench`` and, for each
 dimension, averages :meth:`isoline.problems.bbob.BBOB.fraction_solved` (COCO's 51 targets
 per function instance) over the 24 functions: the "fraction of (function, target) pairs"
 after each evaluation, plotted against evaluations / d as COCO does.
 
     .venv/bin/python benchmarks/neuralbo/bbob_summary.py --storage /tmp/neuralbo_bbob.db \
         --out benchmarks/results/neuralbo/bbob
+    .venv/bin/python benchmarks/neuralbo/bbob_summary.py --config benchmarks/neuralbo/bbob_d5.yaml \
+        benchmarks/neuralbo/bbob_d10.yaml --storage S.db --out benchmarks/results/neuralbo/bbob_d5_d10
 """
 
 from __future__ import annotations
@@ -31,12 +34,12 @@ HERE = Path(__file__).parent
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--config", type=Path, default=HERE / "bbob.yaml")
+    ap.add_argument("--config", type=Path, nargs="+", default=[HERE / "bbob.yaml"])
     ap.add_argument("--storage", default="/tmp/neuralbo_bbob.db")
     ap.add_argument("--out", type=Path, default=Path("benchmarks/results/neuralbo/bbob"))
     a = ap.parse_args()
-    cfg = load_config(a.config)
-    runs = collect(cfg, a.storage)
+    cfgs = [load_config(c) for c in a.config]
+    runs = [r for cfg in cfgs for r in collect(cfg, a.storage)]
     # (dim, method) -> list of (problem, values); only complete runs count
     groups: dict[tuple[int, str], list] = defaultdict(list)
     for r in runs:
@@ -47,7 +50,7 @@ def main() -> None:
         v = np.where(np.isfinite(r.values), r.values, np.inf)
         groups[(kw["dim"], r.spec.method.label)].append((prob, v))
     dims = sorted({d for d, _ in groups})
-    methods = list(dict.fromkeys(m.label for m in cfg.methods))
+    methods = list(dict.fromkeys(m.label for cfg in cfgs for m in cfg.methods))
     a.out.mkdir(parents=True, exist_ok=True)
     fig, axes = plt.subplots(1, len(dims), figsize=(5.2 * len(dims), 4), squeeze=False)
     rows = []
