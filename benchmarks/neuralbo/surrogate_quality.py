@@ -11,7 +11,8 @@ with the noise-free function:
 * ``GP``: :func:`isoline.models.gp.fit_gp` (RBF, as the GP baselines) on all ``n`` points;
 * ``RF``: :class:`isoline.models.forest.RandomForestSurrogate` (rf-ei's surrogate, on the
   log-scaled targets as rf-ei uses them);
-* ``DNGO``: :class:`isoline.models.dngo.DNGO` (dngo's surrogate, its defaults).
+* ``DNGO``: :class:`isoline.models.dngo.DNGO` (dngo's surrogate, trained for the epochs
+  that the config's ``dngo`` method uses, else the model's default).
 
 Metric: Spearman rank correlation of the predicted mean with the true values (a good
 surrogate for minimization ranks low values low), on two test sets of ``--n-test`` points:
@@ -52,11 +53,14 @@ def neuralbo_mean(method: object, U: np.ndarray) -> np.ndarray:
         return network_forward(method._weights, method._network_inputs(U)).numpy()
 
 
-def fit_surrogates(method: object, X: np.ndarray, y: np.ndarray, seed: int) -> dict:
+def fit_surrogates(
+    method: object, X: np.ndarray, y: np.ndarray, seed: int, dngo_epochs: int | None
+) -> dict:
     """``{model: mean predictor U (k, d) -> (k,)}`` for every model in :data:`MODELS`."""
     gp = fit_gp(X, y, kernel="rbf")
     rf = RandomForestSurrogate(seed=seed).fit(X, log_scale(y))
-    dngo = DNGO(X, y, generator=torch_generator(np.random.default_rng(seed)))
+    epochs = {} if dngo_epochs is None else {"epochs": dngo_epochs}
+    dngo = DNGO(X, y, generator=torch_generator(np.random.default_rng(seed)), **epochs)
 
     def gp_mean(U: np.ndarray) -> np.ndarray:
         with torch.no_grad():
@@ -94,6 +98,7 @@ def main() -> None:
     ap.add_argument("--radius", type=float, default=0.05, help="local test set step (unit cube)")
     a = ap.parse_args()
     cfg = load_config(a.config).subset(problems=a.problems)
+    dngo_epochs = next((m.options.get("epochs") for m in cfg.methods if m.name == "dngo"), None)
     rows: dict[str, list[dict[tuple[str, str], float]]] = defaultdict(list)
     with Store(a.storage) as store:
         for spec in cfg.runs():
@@ -107,7 +112,7 @@ def main() -> None:
             y = np.array([t.y for t in trials])
             method = store.load_state(rec)[0].method
             problem = make_problem(spec)
-            models = fit_surrogates(method, X, y, spec.seed)
+            models = fit_surrogates(method, X, y, spec.seed, dngo_epochs)
             row = {}
             for where, U in test_sets(X, y, a.n_test, a.radius, spec.seed).items():
                 truth = problem.f(problem.space.from_unit(U))
@@ -115,7 +120,8 @@ def main() -> None:
             rows[spec.problem.label].append(row)
     n = {p: len(r) for p, r in rows.items()}
     print(f"Config `{a.config.name}`, runs of `{a.label}`, {a.n_test} test points per set;")
-    print(f"local radius {a.radius}. Mean Spearman rho over the runs, global / local;")
+    print(f"local radius {a.radius}; DNGO epochs {dngo_epochs or 'default'}. Mean Spearman rho")
+    print("over the runs, global / local;")
     print("bold = highest of its set.\n")
     print("| cell | runs | n | " + " | ".join(MODELS) + " |")
     print("|---|---|---|" + "---|" * len(MODELS))
