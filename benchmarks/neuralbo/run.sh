@@ -23,6 +23,12 @@ nice -n 10 .venv/bin/isoline bench benchmarks/neuralbo/synthetic_100.yaml \
 nice -n 10 .venv/bin/python benchmarks/neuralbo/synthetic_summary.py \
   --config benchmarks/neuralbo/synthetic_100.yaml --storage /tmp/neuralbo_synthetic_100.db \
   --problems 'D=(10|20)$' --out $R/synthetic_100/cells.md
+# why NeuralBO trails there: its network vs other surrogates on its own data, and the
+# steps of every method's late proposals from the incumbent (both read the store)
+nice -n 10 .venv/bin/python benchmarks/neuralbo/surrogate_quality.py \
+  --storage /tmp/neuralbo_synthetic_100.db --problems 'D=(10|20)$' > $R/surrogate_quality.md
+nice -n 10 .venv/bin/python benchmarks/neuralbo/proposal_steps.py \
+  --storage /tmp/neuralbo_synthetic_100.db --problems 'D=(10|20)$' > $R/proposal_steps.md
 # NeuralBO network inputs, scaled vs sphere, on tuning seeds
 nice -n 10 .venv/bin/python benchmarks/neuralbo/inputs_map.py > $R/inputs_map.md
 # Figure 5 (push14) and Figure 3 (sensitive samples)
@@ -37,6 +43,14 @@ nice -n 10 .venv/bin/isoline bench benchmarks/neuralbo/bbob.yaml \
   --storage /tmp/neuralbo_bbob.db --out $R/bbob --workers 2 --quiet
 nice -n 10 .venv/bin/python benchmarks/neuralbo/bbob_summary.py \
   --storage /tmp/neuralbo_bbob.db --out $R/bbob
+# Figure 2 at d = 5 and 10 (budgets 100 and 200), same store
+nice -n 10 .venv/bin/isoline bench benchmarks/neuralbo/bbob_d5.yaml \
+  --storage /tmp/neuralbo_bbob.db --out $R/bbob_d5 --workers 2 --quiet
+nice -n 10 .venv/bin/isoline bench benchmarks/neuralbo/bbob_d10.yaml \
+  --storage /tmp/neuralbo_bbob.db --out $R/bbob_d10 --workers 2 --quiet
+nice -n 10 .venv/bin/python benchmarks/neuralbo/bbob_summary.py --config \
+  benchmarks/neuralbo/bbob_d5.yaml benchmarks/neuralbo/bbob_d10.yaml \
+  --storage /tmp/neuralbo_bbob.db --out $R/bbob_d5_d10
 # Figure 6 argument: time and peak memory per iteration vs observations, d = 100
 nice -n 10 .venv/bin/python benchmarks/neuralbo/scaling.py --out $R/scaling
 # rf-ei fix: conformance sphere before/after
