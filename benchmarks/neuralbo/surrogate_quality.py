@@ -36,25 +36,18 @@ from scipy.stats import spearmanr
 
 from isoline.bench.config import load_config
 from isoline.bench.runner import make_problem
-from isoline.methods.neuralbo import torch_generator
+from isoline.methods.neuralbo import NeuralBO, torch_generator
 from isoline.models.dngo import DNGO
 from isoline.models.forest import RandomForestSurrogate, log_scale
 from isoline.models.gp import fit_gp
-from isoline.models.neural import network_forward
 from isoline.store import Store
 
 HERE = Path(__file__).parent
 MODELS = ("NeuralBO net", "GP", "RF", "DNGO")
 
 
-def neuralbo_mean(method: object, U: np.ndarray) -> np.ndarray:
-    """Mean ``h(x; theta_t)`` of an unpickled NeuralBO at unit-cube points ``U``."""
-    with torch.no_grad():
-        return network_forward(method._weights, method._network_inputs(U)).numpy()
-
-
 def fit_surrogates(
-    method: object, X: np.ndarray, y: np.ndarray, seed: int, dngo_epochs: int | None
+    method: NeuralBO, X: np.ndarray, y: np.ndarray, seed: int, dngo_epochs: int | None
 ) -> dict:
     """``{model: mean predictor U (k, d) -> (k,)}`` for every model in :data:`MODELS`."""
     gp = fit_gp(X, y, kernel="rbf")
@@ -67,7 +60,7 @@ def fit_surrogates(
             return gp.model.posterior(torch.as_tensor(U)).mean.squeeze(-1).numpy()
 
     return {
-        "NeuralBO net": lambda U: neuralbo_mean(method, U),
+        "NeuralBO net": method.mean,
         "GP": gp_mean,
         "RF": lambda U: rf.predict(U)[0],
         "DNGO": lambda U: dngo.predict(U)[0],

@@ -167,3 +167,18 @@ def test_trajectory_does_not_depend_on_the_torch_thread_count() -> None:
     finally:
         torch.set_num_threads(before)
     np.testing.assert_array_equal(runs[0], runs[1])
+
+
+def test_neuralbo_mean_is_the_fitted_network() -> None:
+    m = make_method("neuralbo", 2, seed=0, width=64, n_candidates=256, n_init=5)
+    U = np.random.default_rng(0).random((40, 2))
+    assert np.all(m.mean(U) == 0.0)  # h(x; theta_0) = 0 before any fit
+    y = np.sum((U - 0.3) ** 2, axis=1)
+    init = m.ask(5)
+    m.tell(init, np.sum((init - 0.3) ** 2, axis=1))
+    m.tell(U, y)
+    m.ask()  # trains on all 45 points
+    ranks = np.argsort(np.argsort(m.mean(U)))
+    assert np.corrcoef(ranks, np.argsort(np.argsort(y)))[0, 1] > 0.8
+    with pytest.raises(ValueError, match="shape"):
+        m.mean(U[:, :1])

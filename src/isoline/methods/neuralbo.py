@@ -187,6 +187,19 @@ class NeuralBO(Method):
                     out[j] = x
         return out
 
+    def mean(self, U: np.ndarray) -> np.ndarray:
+        """Network mean ``h(u; theta_t)`` ``(n,)`` at unit-cube points ``U`` ``(n, d)``.
+
+        ``theta_t`` is the fit of the last :meth:`propose` (``h = 0`` before the first), in
+        the standardized units of the targets it was trained on (isoline minimizes: low is
+        good). For inspecting the surrogate, e.g. ``benchmarks/neuralbo/surrogate_quality.py``.
+        """
+        U = np.asarray(U, dtype=float)
+        if U.ndim != 2 or U.shape[1] != self.dim:
+            raise ValueError(f"U must have shape (n, {self.dim}), got {U.shape}")
+        with torch.no_grad():
+            return network_forward(self._weights, self._network_inputs(U)).numpy()
+
     def _network_inputs(self, X: np.ndarray | torch.Tensor) -> torch.Tensor:
         return network_inputs(X, sphere=self.inputs == "sphere")
 
