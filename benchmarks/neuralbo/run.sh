@@ -23,6 +23,17 @@ nice -n 10 .venv/bin/isoline bench benchmarks/neuralbo/synthetic_100.yaml \
 nice -n 10 .venv/bin/python benchmarks/neuralbo/synthetic_summary.py \
   --config benchmarks/neuralbo/synthetic_100.yaml --storage /tmp/neuralbo_synthetic_100.db \
   --problems 'D=(10|20)$' --out $R/synthetic_100/cells.md
+# nu = 0.3 (between the local 0.1 and the boundary-crowding 1) at 100 evaluations: tuning
+# seeds first, then its synthetic_100 row on the d <= 20 cells, tested against the committed
+# rows of those cells (their store is gone) from the report's summary statistics
+nice -n 10 .venv/bin/python benchmarks/neuralbo/tune_nu.py --budget 100 --nu 0.1 0.3 --refine 5 \
+  --seeds 100 101 102 > $R/tune_nu_100.txt
+nice -n 10 .venv/bin/python benchmarks/neuralbo/tune_nu.py --budget 100 --nu 0.1 0.3 --refine 5 \
+  --seeds 100 101 102 --dims 50 > $R/tune_nu_100_d50.txt
+nice -n 10 .venv/bin/isoline bench benchmarks/neuralbo/synthetic_100_nu03.yaml \
+  --storage /tmp/neuralbo_synthetic_100.db --out /tmp/nu03 --workers 1 --quiet
+.venv/bin/python benchmarks/neuralbo/row_vs_report.py benchmarks/neuralbo/synthetic_100_nu03.yaml \
+  --storage /tmp/neuralbo_synthetic_100.db --report $R/synthetic_100/report.md > $R/synthetic_100/nu03.md
 # why NeuralBO trails there: its network vs other surrogates on its own data, and the
 # steps of every method's late proposals from the incumbent (both read the store)
 nice -n 10 .venv/bin/python benchmarks/neuralbo/surrogate_quality.py \

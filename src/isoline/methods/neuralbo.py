@@ -97,7 +97,9 @@ class NeuralBO(Method):
             default 0.1). The targets are standardized, so ``nu`` is scale-free. With
             ``nu = 1`` the NTK variance dominates the sample and many proposals sit on the
             box's boundary: nu = 0.1 had the lower mean in all 6 Ackley/Levy/Michalewicz
-            cells with d <= 20, at 30 and at 100 evaluations
+            cells with d <= 20, at 30 and at 100 evaluations. nu = 0.3 was lower than 0.1
+            in 4 of those 6 cells at 100 evaluations (on tuning and on benchmark seeds) but
+            far higher on Levy d = 50 (444 vs 206), so 0.1 stays the default
             (``benchmarks/results/neuralbo/README.md``).
         n_candidates: Sobol candidates per iteration (50,000 as the authors' code).
         n_refine: candidates per sample polished by L-BFGS-B (0 turns refinement off).
