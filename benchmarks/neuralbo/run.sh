@@ -62,6 +62,8 @@ nice -n 10 .venv/bin/isoline bench benchmarks/neuralbo/bbob_d10.yaml \
 nice -n 10 .venv/bin/python benchmarks/neuralbo/bbob_summary.py --config \
   benchmarks/neuralbo/bbob_d5.yaml benchmarks/neuralbo/bbob_d10.yaml \
   --storage /tmp/neuralbo_bbob.db --out $R/bbob_d5_d10
+nice -n 10 .venv/bin/python benchmarks/neuralbo/bbob_summary.py --config \
+  benchmarks/neuralbo/bbob_d10.yaml --storage /tmp/neuralbo_bbob.db --out $R/bbob_d10
 # Figure 6 argument: time and peak memory per iteration vs observations, d = 100
 nice -n 10 .venv/bin/python benchmarks/neuralbo/scaling.py --out $R/scaling
 # rf-ei fix: conformance sphere before/after
