@@ -3,8 +3,9 @@ the candidate-only acquisition search of the paper (n_refine = 0) against isolin
 L-BFGS-B refinement (n_refine = 5), on tuning seeds (100, 101) that the benchmark does not use.
 
 Same problems and budget as synthetic.yaml (noise variance 1% of the range, 10 Sobol points
-+ 20 NeuralBO steps, 10,000 candidates), d = 10 and 20. Prints the mean final simple regret
-per variant and function, and the mean rank of each variant over the (function, d) cells.
++ 20 NeuralBO steps, 10,000 candidates, "scaled" network inputs), d = 10 and 20. Prints the
+mean final simple regret per variant and function, and the mean rank of each variant over the
+(function, d) cells.
 
     nice -n 10 .venv/bin/python benchmarks/neuralbo/tune_nu.py
 
@@ -31,7 +32,7 @@ PROBLEMS = [("ackley", {"bounds": (-32.768, 32.768)}), ("levy", {}), ("michalewi
 def final_regret(name: str, kw: dict, d: int, seed: int, budget: int, options: dict) -> float:
     prob = iso.problems.get(name, dim=d, noise_std="1%range", seed=seed, **kw)
     res = iso.minimize(ProblemObjective(prob), prob.space, "neuralbo", budget=budget, seed=seed,
-                       progress=False, n_init=10, n_candidates=10000, **options)
+                       progress=False, n_init=10, n_candidates=10000, inputs="scaled", **options)
     return float(np.min(prob.evaluate_batch(res.x_iters)) - prob.optimum)
 
 

@@ -148,6 +148,26 @@ def test_sphere_inputs_stop_neuralbo_proposing_box_vertices_in_high_dimension() 
     assert at_bound["scaled"] > 0.5 and at_bound["sphere"] < 0.25, at_bound
 
 
+@pytest.mark.parametrize("dim,expected", [(2, "scaled"), (49, "scaled"), (50, "sphere"), (100, "sphere")])
+def test_auto_inputs_take_the_sphere_from_50_dimensions(dim: int, expected: str) -> None:
+    assert make_method("neuralbo", dim, seed=0, width=8).inputs == expected
+    for explicit in ("scaled", "sphere"):
+        assert make_method("neuralbo", dim, seed=0, width=8, inputs=explicit).inputs == explicit
+
+
+def test_auto_inputs_propose_like_the_map_they_resolve_to() -> None:
+    levy = iso.problems.get("levy", dim=50)
+    runs = {}
+    for inputs in ("auto", "sphere"):
+        opt = iso.Optimizer(levy.space, "neuralbo", seed=0, n_candidates=1000, n_init=5,
+                            width=64, inputs=inputs)  # fmt: skip
+        for _ in range(7):
+            X = opt.ask()
+            opt.tell(X, [levy(x) for x in X])
+        runs[inputs] = opt.history[0]
+    np.testing.assert_array_equal(runs["auto"], runs["sphere"])
+
+
 def test_trajectory_does_not_depend_on_the_torch_thread_count() -> None:
     """NeuralBO on noisy Ackley d = 10 chose other points with 2 threads than with 1
     (final regret 19.81 vs 16.97 before ask() pinned proposals to one thread)."""

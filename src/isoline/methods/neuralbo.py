@@ -47,10 +47,14 @@ from isoline.models.neural import (
 )
 from isoline.registry import register
 
-__all__ = ["INPUT_MAPS", "NeuralBO", "check_positive", "check_count", "standardize"]
+__all__ = [
+    "INPUT_MAPS", "SPHERE_FROM_DIM", "NeuralBO", "check_positive", "check_count", "standardize",
+]
 
 #: network input maps of :class:`NeuralBO` (see :func:`isoline.models.neural.network_inputs`)
-INPUT_MAPS = ("scaled", "sphere")
+INPUT_MAPS = ("auto", "scaled", "sphere")
+#: ``inputs="auto"`` takes "sphere" from this dimension on, "scaled" below it
+SPHERE_FROM_DIM = 50
 
 
 def check_positive(value: object, name: str) -> float:
@@ -103,11 +107,16 @@ class NeuralBO(Method):
             (``benchmarks/results/neuralbo/README.md``).
         n_candidates: Sobol candidates per iteration (50,000 as the authors' code).
         n_refine: candidates per sample polished by L-BFGS-B (0 turns refinement off).
-        inputs: ``"scaled"`` (network inputs of bounded norm, as the paper's analysis) or
-            ``"sphere"`` (unit-norm inputs; see :mod:`isoline.models.neural`). On two
-            tuning seeds with 30 evaluations, "scaled" never improved on the initial design
-            at d >= 50 and "sphere" did in 11 of 12 runs, while "scaled" was better at
-            d <= 20 in 5 of 6 cells (``benchmarks/results/neuralbo/inputs_map.md``).
+        inputs: ``"scaled"`` (network inputs of bounded norm, as the paper's analysis),
+            ``"sphere"`` (unit-norm inputs; see :mod:`isoline.models.neural`) or ``"auto"``
+            (default: "sphere" for ``dim >= 50``, "scaled" below). With "scaled" at
+            d >= 50 the proposals crowd the box's vertices: on two tuning seeds with 30
+            evaluations it never improved on the initial design and "sphere" did in 11
+            of 12 runs; on the benchmark seeds with 100 evaluations "sphere" had the lower
+            mean in all 6 Ackley/Levy/Michalewicz cells at d = 50 and 100 (Levy d = 100:
+            391 vs 1068), while "scaled" was lower at d <= 20 in 5 of 6 cells at 30
+            evaluations and on Levy at 100. Dimensions 21-49 were not measured
+            (``benchmarks/results/neuralbo/README.md``).
     """
 
     name = "neuralbo"
@@ -127,7 +136,7 @@ class NeuralBO(Method):
         nu: float = 0.1,
         n_candidates: int = 50_000,
         n_refine: int = 5,
-        inputs: str = "scaled",
+        inputs: str = "auto",
         **common: object,
     ) -> None:
         self.width = check_count(width, "width", 1)
@@ -141,8 +150,11 @@ class NeuralBO(Method):
         self.n_refine = check_count(n_refine, "n_refine", 0)
         if inputs not in INPUT_MAPS:
             raise ValueError(f"inputs must be one of {INPUT_MAPS}, got {inputs!r}")
-        self.inputs = inputs
         super().__init__(dim, **common)  # type: ignore[arg-type]
+        if inputs == "auto":
+            inputs = "sphere" if self.dim >= SPHERE_FROM_DIM else "scaled"
+        #: the input map in use ("scaled" or "sphere"; "auto" resolved by dimension)
+        self.inputs = inputs
         gen = torch_generator(np.random.default_rng([self.seed, 0x4E42]))
         self._weights0 = init_weights(self.dim + 1, self.width, self.depth, gen)
         self._weights = [w.clone() for w in self._weights0]
