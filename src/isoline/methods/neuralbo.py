@@ -115,7 +115,8 @@ class NeuralBO(Method):
             of 12 runs; on the benchmark seeds with 100 evaluations "sphere" had the lower
             mean in all 6 Ackley/Levy/Michalewicz cells at d = 50 and 100 (Levy d = 100:
             391 vs 1068), while "scaled" was lower at d <= 20 in 5 of 6 cells at 30
-            evaluations and on Levy at 100. Dimensions 21-49 were not measured
+            evaluations and on Levy at 100. On the 64-D sensitive-samples task (2 seeds)
+            "scaled" did better. Dimensions 21-49 were not measured
             (``benchmarks/results/neuralbo/README.md``).
     """
 
