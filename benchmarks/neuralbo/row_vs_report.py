@@ -57,10 +57,10 @@ def main() -> None:
         raise SystemExit(f"{a.config} must have exactly one method, has {len(cfg.methods)}")
     row = cfg.methods[0].label
     committed = report_rows(a.report)
+    runs = [r for r in collect(cfg, a.storage) if len(r.values) >= r.spec.budget]
     summary, tests = [], []
     for prob in cfg.problems:
-        finals = np.array([r.curve()[-1] for r in collect(cfg, a.storage)
-                           if r.spec.problem.label == prob.label and len(r.values) >= r.spec.budget])
+        finals = np.array([r.curve()[-1] for r in runs if r.spec.problem.label == prob.label])
         if prob.label not in committed or finals.size < 2:
             continue
         mean, sem, n = float(finals.mean()), float(stats.sem(finals)), int(finals.size)
