@@ -98,20 +98,29 @@ def test_larger_budget_continues_a_finished_study(tmp_path) -> None:
     np.testing.assert_array_equal(longer.x_iters, straight.x_iters)
 
 
-def test_two_runs_of_one_study_are_refused_not_interleaved(tmp_path) -> None:
-    """A second process resuming a study while the first runs it: the first stops cleanly."""
+def test_a_second_run_of_one_study_is_refused_before_it_evaluates(tmp_path) -> None:
+    """While a run owns a study, another run of it stops at once and the first goes on."""
     db = str(tmp_path / "r.db")
     box = iso.Box([0, 0], [1, 1])
-    calls = []
+    refused: list[Exception] = []
+    inner_calls = []
 
-    def first_objective(x):
-        if not calls:  # meanwhile, "another process" runs the same study to its budget
-            calls.append(iso.minimize(sphere, box, "random", budget=3, seed=1, storage=db, study="s"))
+    def inner_objective(x):
+        inner_calls.append(x)
         return sphere(x)
 
-    with pytest.raises(StoreError, match="another process is running this study"):
-        iso.minimize(first_objective, box, "random", budget=3, seed=1, storage=db, study="s")
+    def first_objective(x):
+        if not refused:  # meanwhile, "another run" tries the same study
+            try:
+                iso.minimize(inner_objective, box, "random", budget=3, seed=1, storage=db, study="s")
+            except StoreError as e:
+                refused.append(e)
+        return sphere(x)
+
+    res = iso.minimize(first_objective, box, "random", budget=3, seed=1, storage=db, study="s")
+    assert res.n_evals == 3 and res.n_failed == 0
+    assert refused and "is being run by process" in str(refused[0])
+    assert inner_calls == []
     with Store(db) as store:
         trials = store.trials(store.get_study("s"))
     assert [t.number for t in trials] == [0, 1, 2] and [t.batch for t in trials] == [0, 1, 2]
-    assert calls[0].n_evals == 3

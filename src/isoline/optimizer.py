@@ -2,20 +2,32 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import signal
+import threading
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from importlib import metadata
 from typing import Any
 
 import numpy as np
 
-from isoline.parallel import evaluate_batch, make_executor
+from isoline.parallel import as_real, evaluate_batch, make_executor, shutdown_executor
 from isoline.registry import make_method
 from isoline.space import Box
-from isoline.store import Store, StoreError, StudyRecord, Trial
+from isoline.store import RESUME_FORMATS, Store, StoreError, StudyRecord, Trial
 
-__all__ = ["Optimizer", "Result", "minimize"]
+__all__ = ["ObjectiveError", "Optimizer", "Result", "minimize"]
+
+#: largest seed a study can record (SQLite integers are signed 64-bit)
+MAX_SEED = 2**63 - 1
+
+
+class ObjectiveError(RuntimeError):
+    """The objective failed in a way that makes going on pointless (see :func:`minimize`)."""
 
 
 class Optimizer:
@@ -47,6 +59,8 @@ class Optimizer:
     ) -> None:
         if not isinstance(space, Box):
             raise TypeError(f"space must be an isoline.Box, got {type(space).__name__}")
+        if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and seed > MAX_SEED:
+            raise ValueError(f"seed must be <= 2**63 - 1, got {seed}")
         self.space = space
         self.method_name = method
         self.options = dict(options)
@@ -64,25 +78,32 @@ class Optimizer:
 
     def ask(self, n: int | None = None) -> np.ndarray:
         """The next ``(n, d)`` points in user units (``n`` defaults to ``batch_size``)."""
+        return self._ask(n)[0]
+
+    def _ask(self, n: int | None) -> tuple[np.ndarray, np.ndarray]:
         U = self.method.ask(n)
         X = self.space.from_unit(U)
         for x, u in zip(X, U):
             self._asked[x.tobytes()] = u
-        return X
+        return X, U
 
-    def tell(self, X: np.ndarray, y: np.ndarray | list[float]) -> None:
-        """Record ``y`` ``(n,)`` at ``X`` ``(n, d)``; NaN/inf/None mark failed evaluations."""
-        X = np.atleast_2d(np.asarray(X, dtype=float))
-        if X.shape[-1] != self.space.dim:
-            raise ValueError(f"X must have {self.space.dim} columns, got shape {X.shape}")
-        y = np.array([np.nan if v is None else v for v in np.ravel(y)], dtype=float)
-        if y.shape[0] != X.shape[0]:
-            raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]} values")
+    def tell(self, X: np.ndarray, y: np.ndarray | list[float | None]) -> None:
+        """Record ``y`` ``(n,)`` at ``X`` ``(n, d)``; NaN/inf/None mark failed evaluations.
+
+        ``X`` may hold points that were never asked (known data); they must lie in the box.
+
+        Raises:
+            ValueError: ``X`` is empty, has the wrong shape, holds NaN/inf or points outside
+                the box, or ``y`` has another length.
+            TypeError: a value of ``y`` is not a real number (or None).
+        """
+        X = _check_tell_points(X, self.space)
+        y = _check_tell_values(y, X.shape[0])
         U = np.array([self._asked.pop(x.tobytes(), None) for x in X], dtype=object)
         missing = np.array([u is None for u in U])
         Uarr = np.empty_like(X)
         if missing.any():
-            Uarr[missing] = self.space.to_unit(X[missing])
+            Uarr[missing] = np.clip(self.space.to_unit(X[missing]), 0.0, 1.0)
         if (~missing).any():
             Uarr[~missing] = np.stack(list(U[~missing]))
         self.method.tell(Uarr, y)
@@ -97,6 +118,41 @@ class Optimizer:
     def history(self) -> tuple[np.ndarray, np.ndarray]:
         """All observations ``(X (n, d) user units, y (n,))``; failed ones have NaN."""
         return self.space.from_unit(self.method.X), self.method.y.copy()
+
+
+def _check_tell_points(X: Any, space: Box) -> np.ndarray:
+    try:
+        X = np.asarray(X, dtype=float)
+    except (TypeError, ValueError) as e:
+        raise TypeError(f"X must be an array of numbers: {e}") from None
+    if X.size == 0:
+        raise ValueError(f"tell needs at least one point, got X of shape {X.shape}")
+    X = np.atleast_2d(X)
+    if X.ndim != 2 or X.shape[1] != space.dim:
+        raise ValueError(f"X must have shape (n, {space.dim}), got {X.shape}")
+    bad = np.flatnonzero(~np.all(np.isfinite(X), axis=1))
+    if bad.size:
+        raise ValueError(f"X row {int(bad[0])} is not finite: {X[bad[0]].tolist()}")
+    out = np.flatnonzero(~space.contains(X))
+    if out.size:
+        raise ValueError(
+            f"X row {int(out[0])} lies outside the search box: {X[out[0]].tolist()} "
+            f"(lower {space.lower.tolist()}, upper {space.upper.tolist()})"
+        )
+    return X
+
+
+def _check_tell_values(y: Any, n: int) -> np.ndarray:
+    values = np.ravel(np.asarray(y, dtype=object)) if not np.isscalar(y) else [y]
+    out = np.empty(len(values))
+    for i, v in enumerate(values):
+        try:
+            out[i] = np.nan if v is None else as_real(v)
+        except TypeError as e:
+            raise TypeError(f"y[{i}]: {e}") from None
+    if out.shape[0] != n:
+        raise ValueError(f"X has {n} rows but y has {out.shape[0]} values")
+    return out
 
 
 @dataclass
@@ -133,9 +189,20 @@ class Result:
 
     def plot(self, ax: Any = None, label: str | None = None) -> Any:
         """Convergence plot (best value so far against evaluations); returns the axes."""
-        from isoline.bench.plots import plot_convergence
+        import matplotlib
 
-        return plot_convergence({label or self.method: [self.best_so_far()]}, ax=ax)
+        if ax is None:
+            matplotlib.use("Agg", force=False)
+            import matplotlib.pyplot as plt
+
+            _, ax = plt.subplots(figsize=(6, 4))
+        best = self.best_so_far()
+        ax.plot(np.arange(1, best.size + 1), best, label=label or self.method, lw=1.6)
+        ax.set_xlabel("evaluations")
+        ax.set_ylabel("best value so far")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
+        return ax
 
     @classmethod
     def from_trials(cls, rec: StudyRecord, trials: list[Trial], storage: str) -> Result:
@@ -170,21 +237,25 @@ def minimize(
     seed: int = 0,
     batch_size: int = 1,
     executor: Any = None,
-    storage: str | Store | None = None,
+    storage: str | os.PathLike[str] | Store | None = None,
     study: str | None = None,
     progress: bool = False,
     callback: Callable[[Result], bool | None] | None = None,
     raise_on_error: bool = False,
     n_init: int | None = None,
     init: str | None = None,
+    max_attempts: int = 3,
+    max_initial_failures: int | None = 5,
     **options: Any,
 ) -> Result:
     """Minimize ``f`` over ``space`` with ``budget`` evaluations.
 
     Args:
-        f: objective taking one point ``(d,)`` in user units and returning a float, or
-            ``(float, dict)`` whose dict is stored with the evaluation. Exceptions, NaN and
-            inf are recorded as failed evaluations and the run goes on.
+        f: objective taking one point ``(d,)`` in user units (a read-only array) and
+            returning a real number (int, float, a NumPy real scalar or 0-d array), or
+            ``(number, dict)`` whose dict is stored with the evaluation. An exception,
+            NaN, inf or a value of another type (str, bool, complex, ...) is recorded as a
+            failed evaluation with its reason, and the run goes on.
         space: the search :class:`Box`.
         method: registered method name; ``**options`` are its options.
         budget: number of evaluations (failed ones count).
@@ -194,147 +265,289 @@ def minimize(
             (a pool of ``batch_size`` workers), ``"dask"`` (a local Dask cluster), a Dask
             scheduler address ``"tcp://host:8786"``, or any object with a
             ``concurrent.futures`` ``submit`` method (see :func:`parallel.make_executor`).
+            Worker processes started here end with the run, and with this process if it
+            is killed.
         storage: SQLite file path (or a :class:`Store`) where every evaluation is committed
             as it arrives; ``None`` keeps the run in memory.
-        study: name of the run in ``storage``. If it exists, the run resumes: finished
-            evaluations are not repeated and the trajectory is the uninterrupted one.
+        study: name of the run in ``storage``. If it exists, the run resumes: its stored
+            history is replayed through a fresh optimizer (no code or object is loaded
+            from the file), finished evaluations are not repeated and the trajectory is
+            the uninterrupted one. One process runs a study at a time: a second one is
+            refused with :class:`StoreError` before it evaluates anything.
         progress: show a progress bar (rich).
         callback: called with the :class:`Result` so far after each batch; returning
             ``True`` stops the run.
         raise_on_error: re-raise the first failing evaluation's error (as RuntimeError)
             after storing it.
+        max_attempts: an evaluation that was started this many times without finishing
+            (the process died during it, e.g. a point that crashes the simulator) is
+            recorded as failed on resume instead of being run again.
+        max_initial_failures: if each of the first this many evaluations of this call
+            fails (e.g. an objective with a wrong signature), stop with
+            :class:`ObjectiveError` instead of spending the budget; ``None`` never stops.
+
+    If this process receives SIGTERM while the run is in progress (and no other SIGTERM
+    handler is installed), the run stops as after Ctrl-C: worker processes are stopped,
+    the store is closed, and the signal then ends the process as usual.
     """
     if not callable(f):
         raise TypeError(f"f must be callable, got {type(f).__name__}")
     if not isinstance(space, Box):
         raise TypeError(f"space must be an isoline.Box, got {type(space).__name__}")
-    if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or budget < 1:
-        raise ValueError(f"budget must be an integer >= 1, got {budget!r}")
+    budget = _count(budget, "budget", 1)
+    max_attempts = _count(max_attempts, "max_attempts", 1)
+    if max_initial_failures is not None:
+        max_initial_failures = _count(max_initial_failures, "max_initial_failures", 1)
     if callback is not None and not callable(callback):
         raise TypeError("callback must be callable")
+    if storage is not None and not isinstance(storage, (str, os.PathLike, Store)):
+        raise TypeError(f"storage must be a file path, a Store or None, got {type(storage).__name__}")
     opt = Optimizer(space, method, seed, batch_size, n_init=n_init, init=init, **options)
-    own_store = not isinstance(storage, Store)
-    store = Store(":memory:" if storage is None else storage) if own_store else storage
-    assert isinstance(store, Store)
-    try:
-        rec, opt, batch, todo, done = _open_study(
-            store, study, opt, space, method, seed, batch_size, int(budget), options, n_init, init
-        )
-        pool, owned = make_executor(executor, opt.batch_size)
+    settings = _Settings(method, seed, batch_size, budget, _jsonable(dict(options, n_init=n_init, init=init)))
+    with _sigterm_ends_run():
+        own_store = not isinstance(storage, Store)
+        store = Store(":memory:" if storage is None else storage) if own_store else storage
+        assert isinstance(store, Store)
         try:
-            _run(f, store, rec, opt, int(budget), batch, todo, done, pool, progress, callback,
-                 raise_on_error)  # fmt: skip
+            run = _Run.open(store, study, opt, settings, max_attempts)
+            try:
+                pool, owned = make_executor(executor, opt.batch_size)
+                try:
+                    run.go(f, pool, progress, callback, raise_on_error, max_initial_failures)
+                except BaseException:
+                    if owned:
+                        shutdown_executor(pool, kill=True)
+                    raise
+                if owned:
+                    shutdown_executor(pool, kill=False)
+            finally:
+                run.lease.release()
+            return Result.from_trials(run.rec, store.trials(run.rec), store.path)
         finally:
-            if owned:
-                pool.shutdown(wait=False, cancel_futures=True)
-        return Result.from_trials(rec, store.trials(rec), store.path)
-    finally:
-        if own_store:
-            store.close()
+            if own_store:
+                store.close()
 
 
-def _open_study(
-    store: Store,
-    study: str | None,
-    opt: Optimizer,
-    space: Box,
-    method: str,
-    seed: int,
-    batch_size: int,
-    budget: int,
-    options: dict[str, Any],
-    n_init: int | None,
-    init: str | None,
-) -> tuple[StudyRecord, Optimizer, int, list[Trial], list[Trial]]:
-    """Create or reopen a study; return it, the optimizer to continue with, the index of
-    the batch in flight, its unfinished and finished trials."""
-    opts = dict(options, n_init=n_init, init=init)
-    name = study if study is not None else f"{method}-seed{seed}-{uuid.uuid4().hex[:8]}"
-    rec = store.get_study(name)
-    if rec is None:
-        rec = store.create_study(name, method, seed, batch_size, _jsonable(opts), space.to_dict(), budget)
-        return rec, opt, -1, [], []
+def _count(v: object, name: str, minimum: int) -> int:
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {v!r}")
+    return int(v)
+
+
+@dataclass(frozen=True)
+class _Settings:
+    """What a study is created with and must match on resume."""
+
+    method: str
+    seed: int
+    batch_size: int
+    budget: int
+    options: dict[str, Any]
+
+
+@dataclass
+class _Run:
+    """One call's view of a study: its record, lease, optimizer and the batch in flight."""
+
+    store: Store
+    rec: StudyRecord
+    lease: Any
+    opt: Optimizer
+    batch: int
+    todo: list[Trial]
+    done: list[Trial]
+    budget: int
+
+    @classmethod
+    def open(
+        cls, store: Store, study: str | None, opt: Optimizer, s: _Settings, max_attempts: int
+    ) -> _Run:
+        """Create or reopen a study, take its lease and replay its history into ``opt``."""
+        name = study if study is not None else f"{s.method}-seed{s.seed}-{uuid.uuid4().hex[:8]}"
+        rec = store.get_study(name)
+        if rec is None:
+            attrs = {"isoline": _version()}
+            rec = store.create_study(name, s.method, s.seed, s.batch_size, s.options,
+                                     opt.space.to_dict(), s.budget, attrs)  # fmt: skip
+        else:
+            _check_same_settings(rec, s, opt.space)
+        lease = store.acquire(rec)
+        try:
+            if rec.budget is None or s.budget > rec.budget:
+                store.set_budget(rec, s.budget)
+            trials = _abandon_crashed(store, rec, store.trials(rec), max_attempts)
+            batch, todo, done = _replay(opt, rec, trials)
+        except BaseException:
+            lease.release()
+            raise
+        return cls(store, rec, lease, opt, batch, todo, done, s.budget)
+
+    def go(
+        self,
+        f: Callable[[np.ndarray], Any],
+        pool: Any,
+        progress: bool,
+        callback: Callable[[Result], bool | None] | None,
+        raise_on_error: bool,
+        max_initial_failures: int | None,
+    ) -> None:
+        n_total = len(self.store.trials(self.rec))
+        bar = _Progress(progress, self.budget, n_total - len(self.todo), self.rec.name)
+        failures = _FailureWatch(max_initial_failures)
+        try:
+            if self.todo or self.done:
+                in_flight = sorted(self.todo + self.done, key=lambda t: t.number)
+                ys = {t.number: (np.nan if t.y is None else t.y) for t in self.done}
+                ys.update(self._evaluate(f, [t.x for t in self.todo], [t.number for t in self.todo],
+                                         pool, bar, raise_on_error, failures))  # fmt: skip
+                X = np.array([t.x for t in in_flight])
+                self.opt.tell(X, [ys[t.number] for t in in_flight])
+                if _stop(callback, self.store, self.rec):
+                    return
+            while n_total < self.budget:
+                q = min(self.opt.batch_size, self.budget - n_total)
+                X, U = self.opt._ask(q)
+                self.batch += 1
+                numbers = self.store.add_batch(self.rec, self.batch, X, U)
+                n_total += q
+                ys = self._evaluate(f, list(X), numbers, pool, bar, raise_on_error, failures)
+                self.opt.tell(X, [ys[n] for n in numbers])
+                if _stop(callback, self.store, self.rec):
+                    return
+            self.store.mark_finished(self.rec)
+        finally:
+            bar.close()
+
+    def _evaluate(
+        self,
+        f: Callable[[np.ndarray], Any],
+        X: list[Any],
+        numbers: list[int],
+        pool: Any,
+        bar: _Progress,
+        raise_on_error: bool,
+        failures: _FailureWatch,
+    ) -> dict[int, float]:
+        ys: dict[int, float] = {}
+        if not numbers:
+            return ys
+        first_error: str | None = None
+
+        def started(rows: list[int]) -> None:
+            self.store.mark_started(self.rec, [numbers[i] for i in rows])
+
+        for i, out in evaluate_batch(f, np.array(X, dtype=float).reshape(len(X), -1), pool,
+                                     numbers, on_start=started):  # fmt: skip
+            self.store.record_result(self.rec, numbers[i], out.y, out.status, out.error,
+                                     out.info, out.started, out.finished)  # fmt: skip
+            ys[numbers[i]] = np.nan if out.y is None else out.y
+            bar.advance(out.y)
+            failures.add(out.status, out.error)
+            if out.status == "failed" and first_error is None:
+                first_error = out.error
+        if raise_on_error and first_error is not None:
+            raise RuntimeError(f"objective failed (raise_on_error=True): {first_error}")
+        failures.check()
+        return ys
+
+
+class _FailureWatch:
+    """Stops a call whose first ``limit`` evaluations all failed."""
+
+    def __init__(self, limit: int | None) -> None:
+        self.limit = limit
+        self.count = 0
+        self.any_ok = False
+        self.first: str | None = None
+
+    def add(self, status: str, error: str | None) -> None:
+        if status == "ok":
+            self.any_ok = True
+        elif not self.any_ok:
+            self.count += 1
+            self.first = self.first or error
+
+    def check(self) -> None:
+        if self.limit is not None and not self.any_ok and self.count >= self.limit:
+            raise ObjectiveError(
+                f"the first {self.count} evaluations all failed, so the run stops instead of "
+                f"spending its budget (max_initial_failures={self.limit}); the first error: "
+                f"{self.first}. Every evaluation is stored; fix the objective and run again"
+            )
+
+
+def _check_same_settings(rec: StudyRecord, s: _Settings, space: Box) -> None:
+    if rec.resume_format not in RESUME_FORMATS:
+        raise StoreError(
+            f"study {rec.name!r} was written with resume format {rec.resume_format!r}; this "
+            f"isoline continues {list(RESUME_FORMATS)}: upgrade isoline to resume it"
+        )
     stored = (rec.method, rec.seed, rec.batch_size, rec.options, rec.space)
-    wanted = (method, seed, batch_size, _jsonable(opts), space.to_dict())
+    wanted = (s.method, s.seed, s.batch_size, s.options, space.to_dict())
     if stored != wanted:
         labels = ("method", "seed", "batch_size", "options", "space")
         diff = [f"{k}: stored {a!r}, given {b!r}" for k, a, b in zip(labels, stored, wanted) if a != b]
-        raise StoreError(f"study {name!r} exists with other settings ({'; '.join(diff)})")
-    if rec.budget is None or budget > rec.budget:
-        store.set_budget(rec, budget)
-    state = store.load_state(rec)
-    if state is None:
-        return rec, opt, -1, [], []
-    opt, batch = state
-    in_flight = [t for t in store.trials(rec) if t.batch == batch]
-    todo = [t for t in in_flight if t.status == "pending"]
-    done = [t for t in in_flight if t.status != "pending"]
-    return rec, opt, batch, todo, done
+        raise StoreError(f"study {rec.name!r} exists with other settings ({'; '.join(diff)})")
 
 
-def _run(
-    f: Callable[[np.ndarray], Any],
-    store: Store,
-    rec: StudyRecord,
-    opt: Optimizer,
-    budget: int,
-    batch: int,
-    todo: list[Trial],
-    done: list[Trial],
-    pool: Any,
-    progress: bool,
-    callback: Callable[[Result], bool | None] | None,
-    raise_on_error: bool,
-) -> None:
-    n_total = len(store.trials(rec))
-    bar = _Progress(progress, budget, n_total - len(todo), rec.name)
-    try:
-        if todo or done:
-            ys = {t.number: (np.nan if t.y is None else t.y) for t in done}
-            X = np.array([t.x for t in sorted(todo + done, key=lambda t: t.number)])
-            numbers = sorted(t.number for t in todo + done)
-            ys.update(_evaluate_into(f, store, rec, X[[numbers.index(t.number) for t in todo]],
-                                     [t.number for t in todo], pool, bar, raise_on_error))  # fmt: skip
-            opt.tell(X, [ys[n] for n in numbers])
-            if _stop(callback, store, rec):
-                return
-        while n_total < budget:
-            q = min(opt.batch_size, budget - n_total)
-            X = opt.ask(q)
-            batch += 1
-            numbers = store.add_batch(rec, batch, X, opt.space.to_unit(X), opt)
-            n_total += q
-            ys = _evaluate_into(f, store, rec, X, numbers, pool, bar, raise_on_error)
-            opt.tell(X, [ys[n] for n in numbers])
-            if _stop(callback, store, rec):
-                return
-        store.mark_finished(rec)
-    finally:
-        bar.close()
+def _abandon_crashed(
+    store: Store, rec: StudyRecord, trials: list[Trial], max_attempts: int
+) -> list[Trial]:
+    """Record as failed the pending trials whose evaluation was started ``max_attempts``
+    times without finishing; return the trials as stored afterwards."""
+    crashed = [t for t in trials if t.status == "pending" and t.attempts >= max_attempts]
+    for t in crashed:
+        reason = (
+            f"evaluation started {t.attempts} times and never finished (the process running "
+            f"it died each time); recorded as failed after max_attempts={max_attempts}"
+        )
+        store.record_result(rec, t.number, None, "failed", reason, None,
+                            t.started or rec.created, t.started or rec.created)  # fmt: skip
+    return store.trials(rec) if crashed else trials
 
 
-def _evaluate_into(
-    f: Callable[[np.ndarray], Any],
-    store: Store,
-    rec: StudyRecord,
-    X: np.ndarray,
-    numbers: list[int],
-    pool: Any,
-    bar: _Progress,
-    raise_on_error: bool,
-) -> dict[int, float]:
-    ys: dict[int, float] = {}
-    first_error: str | None = None
-    for i, out in evaluate_batch(f, X, pool, numbers):
-        store.record_result(rec, numbers[i], out.y, out.status, out.error, out.info,
-                            out.started, out.finished)  # fmt: skip
-        ys[numbers[i]] = np.nan if out.y is None else out.y
-        bar.advance(out.y)
-        if out.status == "failed" and first_error is None:
-            first_error = out.error
-    if raise_on_error and first_error is not None:
-        raise RuntimeError(f"objective failed (raise_on_error=True): {first_error}")
-    return ys
+def _replay(opt: Optimizer, rec: StudyRecord, trials: list[Trial]) -> tuple[int, list[Trial], list[Trial]]:
+    """Bring a fresh ``opt`` to the state after the study's last stored ``ask``.
+
+    Every stored batch is asked again (same sizes) and, but for the last one, told its
+    stored values; each re-asked point must equal the stored one, which checks that the
+    method reproduces the run. Returns the last batch's index and its unfinished and
+    finished trials.
+
+    Raises:
+        StoreError: the stored batches are not contiguous, or a re-asked point differs
+            from the stored one (another isoline version or non-reproducible method).
+    """
+    by_batch: dict[int, list[Trial]] = {}
+    for t in trials:
+        by_batch.setdefault(t.batch, []).append(t)
+    if sorted(by_batch) != list(range(rec.state_batch + 1)):
+        raise StoreError(
+            f"study {rec.name!r} has batches {sorted(by_batch)} but its record says the last "
+            f"one is {rec.state_batch}; the store was edited or is damaged"
+        )
+    for b in range(rec.state_batch + 1):
+        batch = by_batch[b]
+        X = opt.ask(len(batch))
+        stored = np.array([t.x for t in batch], dtype=float).reshape(X.shape)
+        if not np.array_equal(X, stored):
+            row = int(np.flatnonzero(~np.all(X == stored, axis=1))[0])
+            raise StoreError(
+                f"cannot resume study {rec.name!r}: replaying its history proposes trial "
+                f"{batch[row].number} at {X[row].tolist()} but the stored trial is at "
+                f"{stored[row].tolist()}. The study was written by isoline "
+                f"{rec.attrs.get('isoline', '< 0.1')} and this is {_version()}; the method "
+                "does not reproduce it. All its evaluations stay in the store; start a new "
+                "study to go on"
+            )
+        if b < rec.state_batch:
+            opt.tell(X, [np.nan if t.y is None else t.y for t in batch])
+    if rec.state_batch < 0:
+        return -1, [], []
+    last = by_batch[rec.state_batch]
+    return rec.state_batch, [t for t in last if t.status == "pending"], [
+        t for t in last if t.status != "pending"
+    ]
 
 
 def _stop(callback: Callable[[Result], bool | None] | None, store: Store, rec: StudyRecord) -> bool:
@@ -344,7 +557,51 @@ def _stop(callback: Callable[[Result], bool | None] | None, store: Store, rec: S
 
 
 def _jsonable(d: dict[str, Any]) -> dict[str, Any]:
-    return json.loads(json.dumps(d, default=lambda o: o.tolist() if hasattr(o, "tolist") else repr(o)))
+    out: dict[str, Any] = json.loads(
+        json.dumps(d, default=lambda o: o.tolist() if hasattr(o, "tolist") else repr(o))
+    )
+    return out
+
+
+def _version() -> str:
+    try:
+        return metadata.version("isoline")
+    except metadata.PackageNotFoundError:  # pragma: no cover - running from a source tree
+        return "unknown"
+
+
+class _Terminated(BaseException):
+    """Raised in the main thread by SIGTERM while :func:`minimize` runs."""
+
+
+@contextlib.contextmanager
+def _sigterm_ends_run() -> Iterator[None]:
+    """Turn SIGTERM into an exception for the enclosed run (so that its pools and store
+    are cleaned up), then end the process with SIGTERM's default action.
+
+    Only where SIGTERM has its default action and in the main thread: a handler the
+    program installed itself (the CLI's, a framework's) is left alone.
+    """
+    if (
+        threading.current_thread() is not threading.main_thread()
+        or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL
+    ):
+        yield
+        return
+
+    def handler(signum: int, frame: object) -> None:
+        raise _Terminated()
+
+    signal.signal(signal.SIGTERM, handler)
+    terminated = False
+    try:
+        yield
+    except _Terminated:
+        terminated = True
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if terminated:
+        os.kill(os.getpid(), signal.SIGTERM)
 
 
 class _Progress:

@@ -11,9 +11,13 @@ are recorded as failed.
 from __future__ import annotations
 
 import concurrent.futures as cf
+import decimal
 import math
 import multiprocessing as mp
+import numbers
+import os
 import pickle
+import threading
 import time
 import traceback
 from collections.abc import Callable, Iterator, Sequence
@@ -23,14 +27,18 @@ from typing import Any
 
 import numpy as np
 
+from isoline.processes import is_alive, start_time
+
 __all__ = [
     "DaskExecutor",
     "Outcome",
     "ProcessPool",
+    "as_real",
     "dask_client",
     "evaluate",
     "evaluate_batch",
     "make_executor",
+    "shutdown_executor",
 ]
 
 
@@ -46,17 +54,39 @@ class Outcome:
     finished: float
 
 
+def as_real(v: Any) -> float:
+    """``v`` as a float if it is a real number, else TypeError saying what it is.
+
+    Real numbers are ``int``, ``float``, ``fractions.Fraction``, ``decimal.Decimal``, NumPy
+    integer and floating scalars, and 0-d arrays or tensors holding one of them. Booleans,
+    complex numbers, strings and sequences are not: converting them silently would store a
+    value the objective never meant.
+    """
+    if isinstance(v, (bool, np.bool_)):
+        raise TypeError(f"a bool ({v!r}) is not an objective value")
+    if isinstance(v, (numbers.Real, decimal.Decimal)):
+        return float(v)
+    if getattr(v, "ndim", None) == 0 and callable(getattr(v, "item", None)):
+        return as_real(v.item())
+    text = repr(v)
+    text = text if len(text) <= 60 else text[:57] + "..."
+    raise TypeError(f"expected a real number, got {type(v).__name__} {text}")
+
+
 def evaluate(f: Callable[..., Any], x: np.ndarray, number: int | None = None) -> Outcome:
     """Call ``f(x)`` and classify the result; never raises for an ordinary exception.
 
-    ``f`` returns a float, or ``(float, dict)`` whose dict is kept as per-evaluation info.
-    An exception, a non-numeric value, NaN or inf gives a ``failed`` outcome with the error.
+    ``f`` gets a read-only copy of ``x`` and returns a real number (see :func:`as_real`),
+    or ``(number, dict)`` whose dict is kept as per-evaluation info. An exception, a value
+    that is not a real number, NaN or inf gives a ``failed`` outcome with the reason.
     ``number`` is the evaluation's trial number in its run; an objective with a true
     ``takes_trial_number`` attribute (e.g. a noisy :class:`~isoline.problems.Problem`) is
     called as ``f(x, number=number)`` so that it can key its randomness on it.
     """
     started = time.time()
     info: dict[str, Any] | None = None
+    x = np.array(x, dtype=float)
+    x.setflags(write=False)
     try:
         if number is not None and getattr(f, "takes_trial_number", False):
             out = f(x, number=number)
@@ -64,9 +94,12 @@ def evaluate(f: Callable[..., Any], x: np.ndarray, number: int | None = None) ->
             out = f(x)
         if isinstance(out, tuple):
             if len(out) != 2 or not isinstance(out[1], dict):
-                raise TypeError("objective must return a float or a (float, dict) pair")
+                raise TypeError("objective must return a number or a (number, dict) pair")
             out, info = out
-        y = float(np.asarray(out, dtype=float).reshape(()))
+        try:
+            y = as_real(out)
+        except TypeError as e:
+            raise TypeError(f"objective must return a real number: {e}") from None
     except Exception as e:  # noqa: BLE001 - every failure of user code is recorded
         tb = traceback.format_exception_only(type(e), e)[-1].strip()
         return Outcome(None, "failed", tb, info, started, time.time())
@@ -81,10 +114,13 @@ def evaluate_batch(
     X: np.ndarray,
     executor: Any = None,
     numbers: Sequence[int] | None = None,
+    on_start: Callable[[list[int]], None] | None = None,
 ) -> Iterator[tuple[int, Outcome]]:
     """Yield ``(row, outcome)`` for each row of ``X`` ``(q, d)`` as soon as it finishes.
 
     ``numbers`` ``(q,)``: the rows' trial numbers, passed on to :func:`evaluate`.
+    ``on_start(rows)`` is called just before those rows' evaluations start (each row in
+    turn without an executor, all rows before they are submitted with one).
 
     With ``executor=None`` the rows are evaluated in order in this process. Otherwise
     they are submitted together; a future that fails (e.g. its worker died: Dask's
@@ -98,10 +134,14 @@ def evaluate_batch(
     """
     if executor is None:
         for i, x in enumerate(X):
+            if on_start is not None:
+                on_start([i])
             yield i, evaluate(f, x, _number(numbers, i))
         return
     if isinstance(executor, (cf.ProcessPoolExecutor, ProcessPool)):
         _check_picklable(f)
+    if on_start is not None:
+        on_start(list(range(len(X))))
     submitted = time.time()
     futures = {executor.submit(evaluate, f, x, _number(numbers, i)): i for i, x in enumerate(X)}
     for fut in cf.as_completed(futures):
@@ -128,29 +168,53 @@ def _check_picklable(f: Callable[[np.ndarray], Any]) -> None:
 
 
 class ProcessPool(cf.Executor):
-    """A process pool that replaces itself when a worker dies.
+    """A process pool that replaces itself when a worker dies and never outlives its owner.
 
     A worker that dies breaks a ``ProcessPoolExecutor``: the evaluations in flight fail
     with ``BrokenProcessPool`` (recorded as failed by :func:`evaluate_batch`) and every
     later ``submit`` raises. This pool starts a fresh ``ProcessPoolExecutor`` on the next
     ``submit`` instead, so the run goes on.
 
+    Every worker watches the process that created the pool and a stop event: when that
+    process dies (even by SIGKILL) or :meth:`shutdown` is called with ``kill=True``, the
+    workers exit within :data:`WATCH_INTERVAL` seconds instead of finishing evaluations
+    nobody will read.
+
     Workers come from a ``forkserver`` (``spawn`` where there is none) that has imported
     isoline once: unlike ``fork`` they do not inherit the parent's torch/OpenMP threads
     (a forked child using OpenMP can hang), and unlike ``spawn`` each worker does not
     re-import torch (seconds per worker). As with ``spawn``, ``f`` must be picklable and a
     script's entry point must sit under ``if __name__ == "__main__":``.
+
+    Args:
+        workers: number of worker processes.
+        initializer: called with no argument in each worker when it starts.
+        start_method: ``"forkserver"`` (default where available) or ``"spawn"``.
     """
 
-    def __init__(self, workers: int) -> None:
+    def __init__(
+        self,
+        workers: int,
+        initializer: Callable[[], None] | None = None,
+        start_method: str | None = None,
+    ) -> None:
         if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
             raise ValueError(f"workers must be an integer >= 1, got {workers!r}")
         self.workers = workers
         self.restarts = 0
+        self._initializer = initializer
+        self._ctx = _worker_context(start_method)
+        self._stop = self._ctx.Event()
+        self._owner = (os.getpid(), start_time(os.getpid()))
         self._pool = self._new()
 
     def _new(self) -> cf.ProcessPoolExecutor:
-        return cf.ProcessPoolExecutor(self.workers, mp_context=_worker_context())
+        return cf.ProcessPoolExecutor(
+            self.workers,
+            mp_context=self._ctx,
+            initializer=_start_worker,
+            initargs=(self._owner, self._stop, self._initializer),
+        )
 
     def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> cf.Future:
         try:
@@ -161,16 +225,55 @@ class ProcessPool(cf.Executor):
             self.restarts += 1
             return self._pool.submit(fn, *args, **kwargs)
 
-    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False, kill: bool = False) -> None:
+        """Stop the pool; with ``kill`` the workers exit at once, abandoning their work."""
+        if kill:
+            self._stop.set()
+            cancel_futures = True
         self._pool.shutdown(wait=wait, cancel_futures=cancel_futures)
 
 
-def _worker_context() -> mp.context.BaseContext:
-    if "forkserver" not in mp.get_all_start_methods():
-        return mp.get_context("spawn")
-    ctx = mp.get_context("forkserver")
-    ctx.set_forkserver_preload(["isoline.parallel"])
+#: seconds between two checks of a worker's watchdog
+WATCH_INTERVAL = 0.2
+
+
+def _start_worker(
+    owner: tuple[int, str | None], stop: Any, initializer: Callable[[], None] | None
+) -> None:
+    threading.Thread(target=_watch, args=(owner, stop), name="isoline-watchdog", daemon=True).start()
+    if initializer is not None:
+        initializer()
+
+
+def _watch(owner: tuple[int, str | None], stop: Any) -> None:
+    pid, start = owner
+    while not stop.wait(WATCH_INTERVAL):
+        if not is_alive(pid, start):
+            break
+    os._exit(0)
+
+
+def _worker_context(start_method: str | None = None) -> mp.context.BaseContext:
+    if start_method is None:
+        start_method = "forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn"
+    ctx = mp.get_context(start_method)
+    if start_method == "forkserver":
+        ctx.set_forkserver_preload(["isoline.parallel"])
     return ctx
+
+
+def shutdown_executor(executor: Any, kill: bool) -> None:
+    """Shut down an executor :func:`make_executor` created; ``kill`` abandons running work.
+
+    Process pools are stopped at once with ``kill``; thread pools cannot stop a running
+    call and are left to finish it in the background.
+    """
+    if executor is None:
+        return
+    if isinstance(executor, ProcessPool):
+        executor.shutdown(wait=not kill, kill=kill)
+    else:
+        executor.shutdown(wait=not kill, cancel_futures=kill)
 
 
 class DaskExecutor(cf.Executor):

@@ -2,32 +2,53 @@
 
 One file holds any number of *studies* (named runs). A study records its method, seed,
 options and space; each *trial* records x (user units and unit cube), y, status
-(``pending`` / ``ok`` / ``failed``), the error text, per-evaluation info and timestamps.
-After each ``ask`` the pickled method state is saved in the same transaction as the new
-pending trials, so a study resumes exactly where it stopped: finished trials are told,
-pending ones are evaluated again, and the trajectory is the one an uninterrupted run takes.
+(``pending`` / ``ok`` / ``failed``), the error text, per-evaluation info, timestamps and how
+many times its evaluation was started.
+
+The store holds data only: no method state is serialized. A study resumes by *replaying*
+its stored history through a fresh optimizer of the same seed (see
+:mod:`isoline.optimizer`), so opening a file received from someone else cannot run code,
+and the resumed trajectory is the uninterrupted one in any process. The replay protocol is
+recorded per study (:data:`RESUME_FORMATS`); a study written with an unknown one is refused.
+
+A study is run by one owner at a time: :meth:`Store.acquire` takes a *lease* (owner host,
+pid and a heartbeat renewed by a background thread). A second owner is refused before it
+evaluates anything; a lease whose process is gone (same host) or whose heartbeat is older
+than ``lease_grace`` seconds (another host) is taken over.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import pickle
+import socket
 import sqlite3
+import threading
 import time
+import uuid
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-__all__ = ["Store", "StoreError", "Trial", "StudyRecord"]
+from isoline.processes import is_alive, start_time
+
+__all__ = ["Lease", "Store", "StoreError", "StudyRecord", "Trial", "RESUME_FORMATS"]
 
 FORMAT = "isoline-store"
-VERSION = 1
+#: file format written by this version; version 1 files are migrated on first write access
+VERSION = 2
+#: resume protocols this isoline can continue; "replay-1": re-ask every stored batch from
+#: the seed and tell its stored values, checking that the re-asked points are the stored ones
+RESUME_FORMATS = ("replay-1",)
+#: seconds between two heartbeats of a held lease
+LEASE_HEARTBEAT = 10.0
+#: seconds after its last heartbeat when another host may take a lease over
+LEASE_GRACE = 60.0
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS studies (
+_TABLES = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE studies (
     study_id INTEGER PRIMARY KEY,
     name TEXT UNIQUE NOT NULL,
     method TEXT NOT NULL,
@@ -38,11 +59,11 @@ CREATE TABLE IF NOT EXISTS studies (
     budget INTEGER,
     attrs TEXT NOT NULL DEFAULT '{}',
     created REAL NOT NULL,
-    state BLOB,
     state_batch INTEGER NOT NULL DEFAULT -1,
-    finished INTEGER NOT NULL DEFAULT 0
+    finished INTEGER NOT NULL DEFAULT 0,
+    resume_format TEXT NOT NULL DEFAULT 'replay-1'
 );
-CREATE TABLE IF NOT EXISTS trials (
+CREATE TABLE trials (
     trial_id INTEGER PRIMARY KEY,
     study_id INTEGER NOT NULL REFERENCES studies(study_id),
     number INTEGER NOT NULL,
@@ -55,14 +76,25 @@ CREATE TABLE IF NOT EXISTS trials (
     info TEXT,
     started REAL,
     finished REAL,
+    attempts INTEGER NOT NULL DEFAULT 0,
     UNIQUE (study_id, number)
 );
-CREATE INDEX IF NOT EXISTS trials_by_study ON trials (study_id, number);
+CREATE INDEX trials_by_study ON trials (study_id, number);
+CREATE TABLE leases (
+    study_id INTEGER PRIMARY KEY REFERENCES studies(study_id),
+    token TEXT NOT NULL,
+    host TEXT NOT NULL,
+    pid INTEGER NOT NULL,
+    pid_start TEXT,
+    acquired REAL NOT NULL,
+    heartbeat REAL NOT NULL
+);
 """
+_LEASES_V2 = _TABLES[_TABLES.index("CREATE TABLE leases") :]
 
 
 class StoreError(RuntimeError):
-    """The file is not an isoline store, or a study does not match its record."""
+    """The file is not a usable isoline store, or a study cannot be run as asked."""
 
 
 @dataclass(frozen=True)
@@ -79,13 +111,14 @@ class StudyRecord:
     created: float
     state_batch: int
     finished: bool
+    resume_format: str = RESUME_FORMATS[0]
 
 
 @dataclass(frozen=True)
 class Trial:
     number: int
     batch: int
-    x: np.ndarray
+    x: Any
     u: np.ndarray
     y: float | None
     status: str
@@ -93,6 +126,7 @@ class Trial:
     info: dict[str, Any] | None
     started: float | None
     finished: float | None
+    attempts: int = 0
 
     @property
     def duration(self) -> float | None:
@@ -104,54 +138,138 @@ class Trial:
 class Store:
     """An isoline SQLite file (``":memory:"`` for a throw-away store).
 
+    Args:
+        path: the file; created (atomically: schema and format record in one transaction)
+            unless ``create=False``.
+        timeout: seconds to wait for another connection's write lock.
+        create: create the file if it does not exist.
+        readonly: open for reading only (nothing is created or migrated).
+        lease_grace: seconds without a heartbeat after which a lease held on another host
+            may be taken over.
+
     Raises:
-        StoreError: if ``path`` exists but is not a SQLite file, or is a SQLite file that
-            isoline did not create (it is never overwritten).
+        TypeError: ``path`` is not a string or path.
+        StoreError: the path is a directory, its directory does not exist, it does not
+            exist and ``create`` is false, or it is not an isoline store (a foreign file
+            is never overwritten).
     """
 
-    def __init__(self, path: str | os.PathLike = "isoline.db", timeout: float = 60.0) -> None:
-        self.path = str(path)
-        if self.path != ":memory:" and os.path.exists(self.path):
-            _check_header(self.path)
+    def __init__(
+        self,
+        path: str | os.PathLike[str] = "isoline.db",
+        timeout: float = 60.0,
+        *,
+        create: bool = True,
+        readonly: bool = False,
+        lease_grace: float = LEASE_GRACE,
+    ) -> None:
+        if not isinstance(path, (str, os.PathLike)):
+            raise TypeError(f"storage must be a file path or a Store, got {type(path).__name__}")
+        self.path = os.fspath(path)
+        self.timeout = float(timeout)
+        self.lease_grace = float(lease_grace)
+        self.readonly = bool(readonly)
+        self._leases: dict[int, Lease] = {}
+        memory = self.path == ":memory:"
+        if not memory:
+            _check_path(self.path, create and not readonly)
+        uri = f"file:{self.path}?mode=ro" if readonly and not memory else self.path
         try:
-            self.conn = sqlite3.connect(self.path, timeout=timeout, isolation_level=None)
+            self.conn = sqlite3.connect(
+                uri, timeout=timeout, isolation_level=None, uri=readonly and not memory,
+                check_same_thread=False,
+            )  # fmt: skip
             self.conn.execute("PRAGMA busy_timeout = %d" % int(timeout * 1000))
-            tables = {
-                r[0] for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type='table'")
-            }
+            tables = _tables(self.conn)
         except sqlite3.DatabaseError as e:
             raise StoreError(f"{self.path} is not a SQLite database: {e}") from None
-        if tables and "meta" not in tables:
+        try:
+            self._open(tables, memory)
+        except BaseException:
             self.conn.close()
+            raise
+
+    def _open(self, tables: set[str], memory: bool) -> None:
+        if not tables:
+            if self.readonly:
+                raise StoreError(f"{self.path} is an empty file, not an isoline store")
+            self._create(memory)
+            return
+        if "meta" not in tables:
             raise StoreError(
                 f"{self.path} is a SQLite database that isoline did not create "
                 f"(tables {sorted(tables)}); refusing to write to it"
             )
-        if tables:
-            fmt = dict(self.conn.execute("SELECT key, value FROM meta").fetchall())
-            if fmt.get("format") != FORMAT:
-                self.conn.close()
-                raise StoreError(f"{self.path} is not an isoline store (meta {fmt})")
-            if int(fmt.get("version", -1)) > VERSION:
-                self.conn.close()
-                raise StoreError(
-                    f"{self.path} has store version {fmt['version']}; this isoline reads <= {VERSION}"
-                )
-        else:
-            if self.path != ":memory:":
-                self.conn.execute("PRAGMA journal_mode = WAL")
-            self.conn.executescript(_SCHEMA)
-            with self._tx():
-                self.conn.execute(
-                    "INSERT OR IGNORE INTO meta VALUES ('format', ?), ('version', ?)",
-                    (FORMAT, str(VERSION)),
-                )
+        fmt = dict(self.conn.execute("SELECT key, value FROM meta").fetchall())
+        if not fmt and tables <= {"meta", "studies", "trials", "leases"} and not self.readonly:
+            # an interrupted creation by an isoline older than atomic creation
+            self._drop_and_create(tables)
+            return
+        if fmt.get("format") != FORMAT:
+            raise StoreError(f"{self.path} is not an isoline store (meta {fmt})")
+        version = int(fmt.get("version", -1))
+        if version > VERSION:
+            raise StoreError(
+                f"{self.path} has store version {version}; this isoline reads <= {VERSION}: "
+                "upgrade isoline to open it"
+            )
+        if version < VERSION and not self.readonly:
+            self._migrate(version)
+
+    def _create(self, memory: bool) -> None:
+        if not memory:
+            self.conn.execute("PRAGMA journal_mode = WAL")
+        with self._tx():
+            if _tables(self.conn):  # another process created it meanwhile
+                return
+            for statement in _statements(_TABLES):
+                self.conn.execute(statement)
+            self.conn.execute(
+                "INSERT INTO meta VALUES ('format', ?), ('version', ?)", (FORMAT, str(VERSION))
+            )
+
+    def _drop_and_create(self, tables: set[str]) -> None:
+        with self._tx():
+            for t in tables:
+                (n,) = self.conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()
+                if n:
+                    raise StoreError(
+                        f"{self.path} has isoline tables but no format record; refusing to "
+                        "touch it"
+                    )
+            for t in tables:
+                self.conn.execute(f"DROP TABLE {t}")
+        self._create(False)
+
+    def _migrate(self, version: int) -> None:
+        """Version 1 -> 2: drop the pickled method states (never read), add the attempts
+        column, the resume format and the leases table."""
+        if version != 1:
+            raise StoreError(f"{self.path} has unknown store version {version}")
+        with self._tx():
+            (now,) = self.conn.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
+            if int(now) >= VERSION:  # migrated by another process meanwhile
+                return
+            self.conn.execute("ALTER TABLE studies DROP COLUMN state")
+            self.conn.execute(
+                "ALTER TABLE studies ADD COLUMN resume_format TEXT NOT NULL DEFAULT 'replay-1'"
+            )
+            self.conn.execute("ALTER TABLE trials ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0")
+            self.conn.execute(
+                "UPDATE trials SET attempts = 1 WHERE status != 'pending' OR started IS NOT NULL"
+            )
+            self.conn.execute(_LEASES_V2)
+            self.conn.execute("UPDATE meta SET value = ? WHERE key = 'version'", (str(VERSION),))
 
     # -- transactions ------------------------------------------------------------------
     def _tx(self) -> _Transaction:
+        if self.readonly:
+            raise StoreError(f"{self.path} is open read-only")
         return _Transaction(self.conn)
 
     def close(self) -> None:
+        for lease in list(self._leases.values()):
+            lease.release()
         self.conn.close()
 
     def __enter__(self) -> Store:
@@ -175,7 +293,7 @@ class Store:
         with self._tx():
             self.conn.execute(
                 "INSERT INTO studies (name, method, seed, batch_size, options, space, budget,"
-                " attrs, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " attrs, created, resume_format) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     name,
                     method,
@@ -186,6 +304,7 @@ class Store:
                     budget,
                     _dumps(attrs or {}),
                     time.time(),
+                    RESUME_FORMATS[0],
                 ),
             )
         study = self.get_study(name)
@@ -195,14 +314,14 @@ class Store:
     def get_study(self, name: str) -> StudyRecord | None:
         row = self.conn.execute(
             "SELECT study_id, name, method, seed, batch_size, options, space, budget, attrs,"
-            " created, state_batch, finished FROM studies WHERE name = ?",
+            " created, state_batch, finished, resume_format FROM studies WHERE name = ?",
             (name,),
         ).fetchone()
         if row is None:
             return None
         return StudyRecord(
             row[0], row[1], row[2], row[3], row[4], json.loads(row[5]), json.loads(row[6]),
-            row[7], json.loads(row[8]), row[9], row[10], bool(row[11]),
+            row[7], json.loads(row[8]), row[9], row[10], bool(row[11]), row[12],
         )  # fmt: skip
 
     def studies(self, prefix: str = "") -> list[StudyRecord]:
@@ -214,6 +333,7 @@ class Store:
 
     def set_budget(self, study: StudyRecord, budget: int) -> None:
         with self._tx():
+            self._check_owner(study)
             self.conn.execute(
                 "UPDATE studies SET budget = ?, finished = 0 WHERE study_id = ?",
                 (budget, study.study_id),
@@ -221,31 +341,81 @@ class Store:
 
     def mark_finished(self, study: StudyRecord) -> None:
         with self._tx():
+            self._check_owner(study)
             self.conn.execute(
                 "UPDATE studies SET finished = 1 WHERE study_id = ?", (study.study_id,)
             )
 
-    def load_state(self, study: StudyRecord) -> tuple[Any, int] | None:
-        """The pickled optimizer state saved with the last batch, and that batch index."""
-        row = self.conn.execute(
-            "SELECT state, state_batch FROM studies WHERE study_id = ?", (study.study_id,)
-        ).fetchone()
-        if row is None or row[0] is None:
-            return None
-        return pickle.loads(row[0]), int(row[1])
-
-    # -- trials ------------------------------------------------------------------------
-    def add_batch(
-        self, study: StudyRecord, batch: int, X: np.ndarray, U: np.ndarray, state: Any
-    ) -> list[int]:
-        """Store a new batch as pending trials with the state after its ``ask``, atomically.
+    # -- ownership ---------------------------------------------------------------------
+    def acquire(self, study: StudyRecord) -> Lease:
+        """Take the study's lease for this process, or raise if a live owner holds it.
 
         Raises:
-            StoreError: if the study's stored state is not the one before ``batch``: another
-                process (or optimizer) is running the same study and wrote that batch first.
+            StoreError: another owner (process, or another run in this process) holds a
+                lease that is not stale; the message names its host, pid and heartbeat age.
         """
-        blob = pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
+        held = self._leases.get(study.study_id)
+        if held is not None and held.active:
+            raise StoreError(f"study {study.name!r} is already being run through this store")
+        token = uuid.uuid4().hex
+        host, pid, start = socket.gethostname(), os.getpid(), start_time(os.getpid())
         with self._tx():
+            row = self.conn.execute(
+                "SELECT token, host, pid, pid_start, heartbeat FROM leases WHERE study_id = ?",
+                (study.study_id,),
+            ).fetchone()
+            if row is not None and not self._stale(*row[1:]):
+                age = time.time() - row[4]
+                raise StoreError(
+                    f"study {study.name!r} is being run by process {row[2]} on host {row[1]!r} "
+                    f"(last heartbeat {age:.0f} s ago); one study can be run by one process at "
+                    f"a time. If that process is gone for good, wait {self.lease_grace:.0f} s "
+                    "for its lease to go stale"
+                )
+            now = time.time()
+            self.conn.execute(
+                "INSERT OR REPLACE INTO leases VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (study.study_id, token, host, pid, start, now, now),
+            )
+        lease = Lease(self, study, token)
+        self._leases[study.study_id] = lease
+        return lease
+
+    def _stale(self, host: str, pid: int, pid_start: str | None, heartbeat: float) -> bool:
+        if host == socket.gethostname():
+            if pid == os.getpid():
+                return False  # another run in this very process
+            return not is_alive(pid, pid_start)
+        return time.time() - heartbeat > self.lease_grace
+
+    def _check_owner(self, study: StudyRecord) -> None:
+        """Inside a write transaction: refuse if another owner holds the study's lease."""
+        row = self.conn.execute(
+            "SELECT token, host, pid FROM leases WHERE study_id = ?", (study.study_id,)
+        ).fetchone()
+        if row is None:
+            return
+        mine = self._leases.get(study.study_id)
+        if mine is None or mine.token != row[0]:
+            raise StoreError(
+                f"study {study.name!r} is now owned by process {row[2]} on host {row[1]!r}; "
+                "this run lost its lease and stops without writing"
+            )
+
+    # -- trials ------------------------------------------------------------------------
+    def add_batch(self, study: StudyRecord, batch: int, X: Any, U: np.ndarray) -> list[int]:
+        """Store a new batch as pending trials, atomically.
+
+        Args:
+            X: the ``q`` points in user units (JSON-serializable rows).
+            U: ``(q, d)`` the same points in the unit cube, as the method proposed them.
+
+        Raises:
+            StoreError: the study's last stored batch is not ``batch - 1`` (another
+                optimizer wrote it), or another owner holds the study's lease.
+        """
+        with self._tx():
+            self._check_owner(study)
             (last,) = self.conn.execute(
                 "SELECT state_batch FROM studies WHERE study_id = ?", (study.study_id,)
             ).fetchone()
@@ -258,20 +428,29 @@ class Store:
                 "SELECT COALESCE(MAX(number), -1) + 1 FROM trials WHERE study_id = ?",
                 (study.study_id,),
             ).fetchone()[0]
-            numbers = list(range(start, start + len(X)))
+            numbers = list(range(start, start + len(U)))
             self.conn.executemany(
                 "INSERT INTO trials (study_id, number, batch, x, u, status) "
                 "VALUES (?, ?, ?, ?, ?, 'pending')",
                 [
-                    (study.study_id, n, batch, _dumps(x.tolist()), _dumps(u.tolist()))
+                    (study.study_id, n, batch, _dumps(x), _dumps(np.asarray(u).tolist()))
                     for n, x, u in zip(numbers, X, U)
                 ],
             )
             self.conn.execute(
-                "UPDATE studies SET state = ?, state_batch = ? WHERE study_id = ?",
-                (blob, batch, study.study_id),
+                "UPDATE studies SET state_batch = ? WHERE study_id = ?", (batch, study.study_id)
             )
         return numbers
+
+    def mark_started(self, study: StudyRecord, numbers: list[int]) -> None:
+        """Record that the evaluations of trials ``numbers`` start now (one more attempt)."""
+        with self._tx():
+            self._check_owner(study)
+            self.conn.executemany(
+                "UPDATE trials SET attempts = attempts + 1, started = ? "
+                "WHERE study_id = ? AND number = ? AND status = 'pending'",
+                [(time.time(), study.study_id, n) for n in numbers],
+            )
 
     def record_result(
         self,
@@ -286,6 +465,7 @@ class Store:
     ) -> None:
         """Commit one evaluation's outcome."""
         with self._tx():
+            self._check_owner(study)
             self.conn.execute(
                 "UPDATE trials SET y = ?, status = ?, error = ?, info = ?, started = ?,"
                 " finished = ? WHERE study_id = ? AND number = ?",
@@ -300,21 +480,75 @@ class Store:
                     number,
                 ),
             )
+            lease = self._leases.get(study.study_id)
+            if lease is not None:
+                self.conn.execute(
+                    "UPDATE leases SET heartbeat = ? WHERE study_id = ? AND token = ?",
+                    (time.time(), study.study_id, lease.token),
+                )
 
     def trials(self, study: StudyRecord) -> list[Trial]:
         rows = self.conn.execute(
-            "SELECT number, batch, x, u, y, status, error, info, started, finished FROM trials"
-            " WHERE study_id = ? ORDER BY number",
+            "SELECT number, batch, x, u, y, status, error, info, started, finished, attempts"
+            " FROM trials WHERE study_id = ? ORDER BY number",
             (study.study_id,),
         ).fetchall()
         return [
             Trial(
-                r[0], r[1], np.array(json.loads(r[2]), dtype=float),
-                np.array(json.loads(r[3]), dtype=float), r[4], r[5], r[6],
-                None if r[7] is None else json.loads(r[7]), r[8], r[9],
+                r[0], r[1], _loads_x(r[2]), np.array(json.loads(r[3]), dtype=float), r[4], r[5],
+                r[6], None if r[7] is None else json.loads(r[7]), r[8], r[9], r[10],
             )  # fmt: skip
             for r in rows
         ]
+
+
+class Lease:
+    """Ownership of one study by one run; renewed by a daemon thread until released."""
+
+    def __init__(self, store: Store, study: StudyRecord, token: str) -> None:
+        self.store = store
+        self.study = study
+        self.token = token
+        self.active = True
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        if store.path != ":memory:":
+            self._thread = threading.Thread(
+                target=self._beat, name=f"isoline-lease-{study.name}", daemon=True
+            )
+            self._thread.start()
+
+    def _beat(self) -> None:
+        conn = sqlite3.connect(self.store.path, timeout=self.store.timeout, isolation_level=None)
+        try:
+            while not self._stop.wait(LEASE_HEARTBEAT):
+                try:
+                    conn.execute(
+                        "UPDATE leases SET heartbeat = ? WHERE study_id = ? AND token = ?",
+                        (time.time(), self.study.study_id, self.token),
+                    )
+                except sqlite3.Error:
+                    continue  # busy or closed: the next beat tries again
+        finally:
+            conn.close()
+
+    def release(self) -> None:
+        """Give the study up (idempotent)."""
+        if not self.active:
+            return
+        self.active = False
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5.0)
+        self.store._leases.pop(self.study.study_id, None)
+        try:
+            with self.store._tx():
+                self.store.conn.execute(
+                    "DELETE FROM leases WHERE study_id = ? AND token = ?",
+                    (self.study.study_id, self.token),
+                )
+        except (sqlite3.Error, StoreError):
+            pass  # a closed or read-only store: the lease goes stale with its process
 
 
 class _Transaction:
@@ -328,15 +562,39 @@ class _Transaction:
         self.conn.execute("ROLLBACK" if exc_type else "COMMIT")
 
 
-def _check_header(path: str) -> None:
-    with open(path, "rb") as fh:
-        head = fh.read(16)
-    if head and head != b"SQLite format 3\x00":
-        raise StoreError(f"{path} exists and is not a SQLite database; refusing to overwrite it")
+def _tables(conn: sqlite3.Connection) -> set[str]:
+    return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+
+
+def _statements(script: str) -> list[str]:
+    return [s.strip() for s in script.split(";") if s.strip()]
+
+
+def _check_path(path: str, create: bool) -> None:
+    if os.path.isdir(path):
+        raise StoreError(f"storage {path!r} is a directory; give a file path such as {path}/runs.db")
+    if os.path.exists(path):
+        with open(path, "rb") as fh:
+            head = fh.read(16)
+        if head and head != b"SQLite format 3\x00":
+            raise StoreError(
+                f"{path} exists and is not a SQLite database; refusing to overwrite it"
+            )
+        return
+    if not create:
+        raise StoreError(f"no store at {path!r} (no such file)")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise StoreError(f"cannot create store {path!r}: directory {folder!r} does not exist")
 
 
 def _dumps(obj: Any) -> str:
     return json.dumps(obj, default=_json_default, allow_nan=True)
+
+
+def _loads_x(text: str) -> Any:
+    x = json.loads(text)
+    return np.array(x, dtype=float) if isinstance(x, list) else x
 
 
 def _json_default(o: Any) -> Any:
@@ -345,3 +603,4 @@ def _json_default(o: Any) -> Any:
     if isinstance(o, np.generic):
         return o.item()
     return repr(o)
+

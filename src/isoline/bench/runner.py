@@ -8,7 +8,6 @@ finished runs are skipped and partial ones resume.
 from __future__ import annotations
 
 import concurrent.futures as cf
-import multiprocessing as mp
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -16,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from isoline.bench.config import BenchConfig, RunSpec
+from isoline.parallel import ProcessPool, shutdown_executor
 from isoline.store import Store
 
 __all__ = ["RunSummary", "ProblemObjective", "resolve_options", "run_one", "run_bench"]
@@ -112,17 +112,6 @@ def _init_worker() -> None:
     torch.set_num_threads(1)
 
 
-def _terminate_workers(executor: cf.ProcessPoolExecutor) -> None:
-    """Kill the pool's worker processes (their unfinished runs resume on the next call)."""
-    processes = list(getattr(executor, "_processes", {}).values())
-    executor.shutdown(wait=False, cancel_futures=True)
-    for proc in processes:
-        if proc.is_alive():
-            proc.terminate()
-    for proc in processes:
-        proc.join(timeout=10)
-
-
 def run_bench(
     cfg: BenchConfig,
     storage: str,
@@ -153,9 +142,7 @@ def run_bench(
         elif workers == 1:
             executor = None
         else:
-            executor = cf.ProcessPoolExecutor(
-                workers, mp_context=mp.get_context("spawn"), initializer=_init_worker
-            )
+            executor = ProcessPool(workers, initializer=_init_worker, start_method="spawn")
         if executor is None:
             for spec in runs:
                 out.append(run_one(spec, storage))
@@ -169,11 +156,11 @@ def run_bench(
             except BaseException:  # Ctrl-C, SIGTERM (see cli), a failed run: stop the workers
                 for fut in futs:
                     fut.cancel()
-                if isinstance(executor, cf.ProcessPoolExecutor):
-                    _terminate_workers(executor)
+                if client is None:
+                    shutdown_executor(executor, kill=True)
                 raise
             if client is None:
-                executor.shutdown()
+                shutdown_executor(executor, kill=False)
     finally:
         if bar is not None:
             bar.stop()
