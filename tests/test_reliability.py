@@ -1,0 +1,344 @@
+"""Trustworthy runs: a store holds data only, resume is exact across processes, a point
+that kills the process cannot block a study, workers die with their driver, one owner
+per study, and inputs are checked."""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+import isoline as iso
+from isoline.optimizer import ObjectiveError
+from isoline.registry import get_method
+from isoline.store import Store, StoreError
+
+DRIVER = Path(__file__).with_name("reliability_driver.py")
+METHODS = [m.name for m in iso.methods()]
+SRC = Path(iso.__file__).parent
+
+
+def sphere(x: np.ndarray) -> float:
+    return float(np.sum((np.asarray(x) - 0.35) ** 2))
+
+
+def near_bound(x: np.ndarray) -> float:
+    return float(np.sum((np.asarray(x) - 1.95) ** 2))
+
+
+def box(d: int = 3) -> iso.Box:
+    return iso.Box([-1.0] * d, [2.0] * d)
+
+
+def drive(tmp_path: Path, spec: dict, hashseed: int = 0, **popen: object) -> subprocess.CompletedProcess:
+    path = tmp_path / f"spec-{time.monotonic_ns()}.json"
+    path.write_text(json.dumps(spec))
+    env = dict(os.environ, PYTHONHASHSEED=str(hashseed))
+    return subprocess.run([sys.executable, str(DRIVER), str(path)], env=env, capture_output=True,
+                          text=True, timeout=600, **popen)  # fmt: skip
+
+
+# -- 1. no code from store files ---------------------------------------------------------
+_V1_SCHEMA = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE studies (study_id INTEGER PRIMARY KEY, name TEXT UNIQUE NOT NULL,
+  method TEXT NOT NULL, seed INTEGER NOT NULL, batch_size INTEGER NOT NULL,
+  options TEXT NOT NULL, space TEXT NOT NULL, budget INTEGER, attrs TEXT NOT NULL DEFAULT '{}',
+  created REAL NOT NULL, state BLOB, state_batch INTEGER NOT NULL DEFAULT -1,
+  finished INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE trials (trial_id INTEGER PRIMARY KEY, study_id INTEGER NOT NULL, number INTEGER NOT NULL,
+  batch INTEGER NOT NULL, x TEXT NOT NULL, u TEXT NOT NULL, y REAL,
+  status TEXT NOT NULL CHECK (status IN ('pending', 'ok', 'failed')), error TEXT, info TEXT,
+  started REAL, finished REAL, UNIQUE (study_id, number));
+"""
+
+
+class _Payload:
+    """Unpickling this creates a marker file: what a hostile store file would do."""
+
+    def __init__(self, marker: str) -> None:
+        self.marker = marker
+
+    def __reduce__(self) -> tuple:
+        return (os.mkdir, (self.marker,))
+
+
+def _v1_store(path: Path, blob: bytes, trials: list[tuple]) -> None:
+    opts = json.dumps({"n_init": 4, "init": None})
+    space = json.dumps(box().to_dict())
+    with sqlite3.connect(path) as conn:
+        conn.executescript(_V1_SCHEMA)
+        conn.execute("INSERT INTO meta VALUES ('format', 'isoline-store'), ('version', '1')")
+        conn.execute(
+            "INSERT INTO studies (name, method, seed, batch_size, options, space, budget, created,"
+            " state, state_batch) VALUES ('s', 'gp-ei', 5, 1, ?, ?, 10, 0, ?, ?)",
+            (opts, space, blob, len(trials) - 1),
+        )
+        for n, (x, y) in enumerate(trials):
+            conn.execute(
+                "INSERT INTO trials (study_id, number, batch, x, u, y, status) VALUES (1, ?, ?, ?, ?, ?, ?)",
+                (n, n, json.dumps(list(x)), json.dumps(list(x)), y, "ok" if y is not None else "pending"),
+            )
+
+
+def test_resuming_a_hostile_v1_store_runs_no_code_and_continues_exactly(tmp_path: Path) -> None:
+    full = iso.minimize(sphere, box(), "gp-ei", budget=10, seed=5, n_init=4)
+    marker = tmp_path / "pwned"
+    stored = [(x, y) for x, y in zip(full.x_iters[:6], full.func_vals[:6])]
+    stored[-1] = (stored[-1][0], None)  # the 6th evaluation was in flight
+    db = tmp_path / "old.db"
+    _v1_store(db, pickle.dumps(_Payload(str(marker))), stored)
+    res = iso.minimize(sphere, box(), "gp-ei", budget=10, seed=5, n_init=4, storage=db, study="s")
+    assert not marker.exists()
+    np.testing.assert_array_equal(res.x_iters, full.x_iters)
+    np.testing.assert_array_equal(res.func_vals, full.func_vals)
+    with sqlite3.connect(db) as conn:
+        cols = [r[1] for r in conn.execute("PRAGMA table_info(studies)")]
+        version = conn.execute("SELECT value FROM meta WHERE key='version'").fetchone()[0]
+    assert "state" not in cols and version == "2"
+
+
+def test_no_module_unpickles() -> None:
+    for path in SRC.rglob("*.py"):
+        text = path.read_text()
+        assert "pickle.load" not in text and "Unpickler" not in text, path
+
+
+def test_unknown_resume_format_and_version_are_refused(tmp_path: Path) -> None:
+    db = str(tmp_path / "r.db")
+    iso.minimize(sphere, box(), "random", budget=3, storage=db, study="s")
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE studies SET resume_format = 'replay-9'")
+    with pytest.raises(StoreError, match="resume format 'replay-9'"):
+        iso.minimize(sphere, box(), "random", budget=5, storage=db, study="s")
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE meta SET value = '99' WHERE key = 'version'")
+    with pytest.raises(StoreError, match="store version 99"):
+        Store(db)
+
+
+def test_a_study_that_does_not_replay_is_refused_not_continued(tmp_path: Path) -> None:
+    db = str(tmp_path / "r.db")
+    iso.minimize(sphere, box(), "cma-es", budget=6, seed=1, storage=db, study="s")
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE trials SET x = '[0.1, 0.2, 0.3]' WHERE number = 4")
+    with pytest.raises(StoreError, match="replaying its history proposes trial 4"):
+        iso.minimize(sphere, box(), "cma-es", budget=8, seed=1, storage=db, study="s")
+
+
+# -- 2. exact resume across processes, every method ---------------------------------------
+def test_resume_in_another_process_is_exact_for_every_method(tmp_path: Path) -> None:
+    runs = []
+    for m in METHODS:
+        q = 2 if get_method(m).supports_batch else 1
+        runs.append({"method": m, "study": m, "budget": 12, "batch_size": q, "n_init": 4, "seed": 5})
+    # pycma keys its sent solutions by the per-process salted hash: with the optimum near a
+    # bound (candidates sampled beyond it) a pickled CMA-ES diverged after this resume
+    runs.append({"method": "cma-es", "study": "cma-es-q4", "budget": 30, "batch_size": 4, "seed": 5,
+                 "stop_after": 10})
+    db = str(tmp_path / "r.db")
+    spec = {"storage": db, "runs": runs, "centre": 1.95}
+    first = drive(tmp_path, dict(spec, stop_after=8), hashseed=1)
+    assert first.returncode == 0, first.stderr
+    assert set(json.loads(first.stdout).values()) == {"interrupted"}
+    second = drive(tmp_path, spec, hashseed=2)
+    assert second.returncode == 0, second.stderr
+    resumed = json.loads(second.stdout)
+    for run in runs:
+        kw = {k: run[k] for k in ("budget", "batch_size", "n_init", "seed") if k in run}
+        full = iso.minimize(near_bound, box(), run["method"], **kw)
+        np.testing.assert_array_equal(np.array(resumed[run["study"]]["x"]), full.x_iters,
+                                      err_msg=run["study"])  # fmt: skip
+
+
+# -- 3. a point that kills the process ---------------------------------------------------
+def test_a_point_that_kills_the_process_is_failed_after_max_attempts(tmp_path: Path) -> None:
+    db = str(tmp_path / "r.db")
+    spec = {"storage": db, "die_at": 3, "max_attempts": 2,
+            "runs": [{"method": "random", "study": "s", "budget": 6, "seed": 0}]}  # fmt: skip
+    for attempt in (1, 2):
+        out = drive(tmp_path, spec)
+        assert out.returncode == 3
+        with Store(db) as store:
+            t = store.trials(store.get_study("s"))[3]
+        assert t.status == "pending" and t.attempts == attempt
+    out = drive(tmp_path, spec)
+    assert out.returncode == 0, out.stderr
+    with Store(db) as store:
+        trials = store.trials(store.get_study("s"))
+    assert [t.status for t in trials] == ["ok", "ok", "ok", "failed", "ok", "ok"]
+    assert "started 2 times and never finished" in trials[3].error
+
+
+# -- 4. workers die with their driver ------------------------------------------------------
+def _group_members(pgid: int) -> list[int]:
+    pids = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if os.getpgid(int(entry)) == pgid:
+                    pids.append(int(entry))
+            except ProcessLookupError:
+                continue
+    return pids
+
+
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM])
+def test_worker_processes_end_with_their_driver(tmp_path: Path, sig: int) -> None:
+    pid_dir = tmp_path / "pids"
+    pid_dir.mkdir()
+    path = tmp_path / "spec.json"
+    path.write_text(json.dumps({"storage": str(tmp_path / "r.db"), "objective": "slow",
+                                "pid_dir": str(pid_dir), "runs": [{"method": "random", "study": "s",
+                                "budget": 4, "batch_size": 2, "executor": "process"}]}))  # fmt: skip
+    driver = subprocess.Popen([sys.executable, str(DRIVER), str(path)], start_new_session=True,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # fmt: skip
+    deadline = time.time() + 120
+    while len(os.listdir(pid_dir)) < 2 and time.time() < deadline:
+        time.sleep(0.2)
+    assert len(os.listdir(pid_dir)) == 2, driver.stderr.read() if driver.poll() is not None else ""
+    workers = {int(name.split("-")[0]) for name in os.listdir(pid_dir)}
+    assert driver.pid not in workers
+    driver.send_signal(sig)
+    assert driver.wait(timeout=30) == -sig
+    deadline = time.time() + 10
+    while _group_members(driver.pid) and time.time() < deadline:
+        time.sleep(0.2)
+    assert _group_members(driver.pid) == []
+    with Store(str(tmp_path / "r.db")) as store:
+        trials = store.trials(store.get_study("s"))
+    assert [t.status for t in trials] == ["pending", "pending"] and all(t.attempts == 1 for t in trials)
+
+
+# -- 5. one owner per study ----------------------------------------------------------------
+def test_a_live_owner_elsewhere_is_refused_and_a_dead_one_taken_over(tmp_path: Path) -> None:
+    db = str(tmp_path / "r.db")
+    iso.minimize(sphere, box(), "random", budget=2, storage=db, study="s")
+    owner = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        with sqlite3.connect(db) as conn:
+            conn.execute("INSERT INTO leases VALUES (1, 'x', ?, ?, NULL, ?, ?)",
+                         (socket.gethostname(), owner.pid, time.time(), time.time()))  # fmt: skip
+        calls = []
+        with pytest.raises(StoreError, match=f"is being run by process {owner.pid}"):
+            iso.minimize(lambda x: calls.append(x) or 0.0, box(), "random", budget=4, storage=db, study="s")
+        assert calls == []
+    finally:
+        owner.kill()
+        owner.wait()
+    res = iso.minimize(sphere, box(), "random", budget=4, storage=db, study="s")
+    assert res.n_evals == 4
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT COUNT(*) FROM leases").fetchone()[0] == 0
+        conn.execute("INSERT INTO leases VALUES (1, 'x', 'elsewhere', 1, NULL, ?, ?)",
+                     (time.time(), time.time()))  # fmt: skip
+    with pytest.raises(StoreError, match="host 'elsewhere'"):
+        iso.minimize(sphere, box(), "random", budget=5, storage=db, study="s")
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE leases SET heartbeat = ?", (time.time() - 3600,))
+    assert iso.minimize(sphere, box(), "random", budget=5, storage=db, study="s").n_evals == 5
+
+
+# -- 6. tell is validated --------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "X, y, exc, match",
+    [
+        ([[np.nan, 0.0, 0.0]], [1.0], ValueError, "not finite"),
+        ([[5.0, 0.0, 0.0]], [1.0], ValueError, "outside the search box"),
+        (np.empty((0, 3)), [], ValueError, "at least one point"),
+        ([[0.0, 0.0]], [1.0], ValueError, r"shape \(n, 3\)"),
+        ([[0.0, 0.0, 0.0]], ["1.5"], TypeError, "real number"),
+        ([[0.0, 0.0, 0.0]], [1.0, 2.0], ValueError, "1 rows but y has 2"),
+    ],
+)
+def test_tell_refuses_bad_data_and_keeps_working(X, y, exc, match) -> None:
+    opt = iso.Optimizer(box(), "gp-ei", seed=0, n_init=2)
+    for _ in range(3):
+        x = opt.ask()
+        opt.tell(x, [sphere(x[0])])
+    with pytest.raises(exc, match=match):
+        opt.tell(X, y)
+    assert opt.history[0].shape == (3, 3)
+    assert opt.ask().shape == (1, 3)
+    assert np.all(box().contains(opt.best[0]))
+
+
+# -- 7. objective values ---------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "value, ok",
+    [("1.5", False), (1 + 2j, False), (True, False), (np.bool_(True), False), ([1.0], False),
+     (np.array([1.0]), False), (1.5, True), (2, True), (np.float32(1.5), True), (np.int64(3), True),
+     (np.array(2.0), True), (torch.tensor(2.0), True), (Fraction(3, 2), True)],
+)  # fmt: skip
+def test_only_real_numbers_are_successful_values(value, ok) -> None:
+    res = iso.minimize(lambda x: value, box(), "random", budget=2, max_initial_failures=None)
+    assert res.status == (["ok"] * 2 if ok else ["failed"] * 2)
+    if not ok:
+        assert "real number" in res.errors[0] or "bool" in res.errors[0]
+
+
+def test_an_objective_that_always_fails_stops_the_run_early(tmp_path: Path) -> None:
+    db = str(tmp_path / "r.db")
+
+    def wrong_signature(a, b):
+        return 0.0
+
+    with pytest.raises(ObjectiveError, match="first 5 evaluations all failed.*positional argument"):
+        iso.minimize(wrong_signature, box(), "gp-ei", budget=40, storage=db, study="s")
+    with Store(db) as store:
+        assert len(store.trials(store.get_study("s"))) == 5
+    with pytest.raises(ObjectiveError, match="first 8 evaluations"):  # a whole batch is kept
+        iso.minimize(wrong_signature, box(), "random", budget=40, batch_size=8, storage=db,
+                     study="b", max_initial_failures=3)  # fmt: skip
+    with Store(db) as store:
+        assert len(store.trials(store.get_study("b"))) == 8
+    res = iso.minimize(wrong_signature, box(), "random", budget=7, max_initial_failures=None)
+    assert res.n_failed == 7
+
+
+def test_objective_gets_a_read_only_copy() -> None:
+    def mutating(x):
+        x[0] = 99.0
+        return 0.0
+
+    res = iso.minimize(mutating, box(), "random", budget=2, max_initial_failures=None)
+    assert res.status == ["failed", "failed"] and "read-only" in res.errors[0]
+    assert np.all(box().contains(res.x_iters))
+
+
+# -- 9. store and CLI edges -------------------------------------------------------------------
+def test_storage_paths_are_checked_without_side_effects(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(StoreError, match="directory .* does not exist"):
+        iso.minimize(sphere, box(), "random", budget=2, storage=str(tmp_path / "no" / "r.db"))
+    with pytest.raises(StoreError, match="is a directory"):
+        iso.minimize(sphere, box(), "random", budget=2, storage=str(tmp_path))
+    with pytest.raises(TypeError, match="storage must be"):
+        iso.minimize(sphere, box(), "random", budget=2, storage=123)
+    with pytest.raises(StoreError, match="no store at"):
+        Store(tmp_path / "typo.db", create=False)
+    assert sorted(os.listdir(tmp_path)) == []
+
+
+def test_seed_beyond_64_bits_is_a_clear_error() -> None:
+    with pytest.raises(ValueError, match="seed must be <= 2\\*\\*63 - 1"):
+        iso.minimize(sphere, box(), "random", budget=2, seed=2**63)
+
+
+def test_an_interrupted_creation_is_completed_not_refused(tmp_path: Path) -> None:
+    db = tmp_path / "r.db"
+    with sqlite3.connect(db) as conn:
+        conn.executescript(_V1_SCHEMA)  # killed between the schema and the format record
+    assert iso.minimize(sphere, box(), "random", budget=2, storage=db, study="s").n_evals == 2
