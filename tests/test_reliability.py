@@ -342,3 +342,32 @@ def test_an_interrupted_creation_is_completed_not_refused(tmp_path: Path) -> Non
     with sqlite3.connect(db) as conn:
         conn.executescript(_V1_SCHEMA)  # killed between the schema and the format record
     assert iso.minimize(sphere, box(), "random", budget=2, storage=db, study="s").n_evals == 2
+
+
+def test_cli_store_and_config_errors_exit_2_without_traceback(tmp_path: Path, capsys) -> None:
+    from isoline.cli import main
+
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("name: t\nbudget: 3\nseeds: 1\nmethods: [random]\nproblems: [{name: rosenbrock, dim: 2}]\n")
+    typo = tmp_path / "typo.db"
+    assert main(["report", str(cfg), "--storage", str(typo), "--out", str(tmp_path / "r")]) == 2
+    assert "no store at" in capsys.readouterr().err
+    assert not typo.exists() and not (tmp_path / "r").exists()
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: [unclosed\n")
+    assert main(["bench", str(bad), "--storage", str(tmp_path / "b.db"), "--quiet"]) == 2
+    assert "not valid YAML" in capsys.readouterr().err
+    code = main(["run", "--problem", "ackley", "--dim", "2", "--budget", "2", "--quiet",
+                 "--storage", str(tmp_path)])  # fmt: skip
+    err = capsys.readouterr().err
+    assert code == 2 and "is a directory" in err and "Traceback" not in err
+
+
+def test_a_v1_store_is_reported_read_only_without_migration(tmp_path: Path) -> None:
+    db = tmp_path / "old.db"
+    _v1_store(db, b"", [([0.0, 0.0, 0.0], 1.0), ([1.0, 1.0, 1.0], 2.0)])
+    with Store(db, readonly=True, create=False) as store:
+        trials = store.trials(store.get_study("s"))
+    assert [t.y for t in trials] == [1.0, 2.0] and all(t.attempts == 0 for t in trials)
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT value FROM meta WHERE key='version'").fetchone()[0] == "1"

@@ -230,9 +230,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         previous = signal.signal(signal.SIGTERM, _interrupt)
     else:
         previous = None
+    from isoline.optimizer import ObjectiveError
+    from isoline.store import StoreError
+
     try:
         return int(args.func(args))
-    except (ValueError, TypeError, FileNotFoundError, ConnectionError) as e:
+    except (ValueError, TypeError, FileNotFoundError, ConnectionError, StoreError,
+            ObjectiveError) as e:  # fmt: skip
         print(f"isoline {args.command}: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -190,6 +190,7 @@ class Store:
             raise
 
     def _open(self, tables: set[str], memory: bool) -> None:
+        self.version = VERSION
         if not tables:
             if self.readonly:
                 raise StoreError(f"{self.path} is an empty file, not an isoline store")
@@ -215,6 +216,8 @@ class Store:
             )
         if version < VERSION and not self.readonly:
             self._migrate(version)
+            version = VERSION
+        self.version = version
 
     def _create(self, memory: bool) -> None:
         if not memory:
@@ -260,6 +263,10 @@ class Store:
             )
             self.conn.execute(_LEASES_V2)
             self.conn.execute("UPDATE meta SET value = ? WHERE key = 'version'", (str(VERSION),))
+
+    def _v2(self, column: str, v1_value: str) -> str:
+        """``column``, or the value a version-1 file (read without migration) implies."""
+        return column if self.version >= 2 else v1_value
 
     # -- transactions ------------------------------------------------------------------
     def _tx(self) -> _Transaction:
@@ -314,7 +321,8 @@ class Store:
     def get_study(self, name: str) -> StudyRecord | None:
         row = self.conn.execute(
             "SELECT study_id, name, method, seed, batch_size, options, space, budget, attrs,"
-            " created, state_batch, finished, resume_format FROM studies WHERE name = ?",
+            f" created, state_batch, finished, {self._v2('resume_format', repr(RESUME_FORMATS[0]))}"
+            " FROM studies WHERE name = ?",
             (name,),
         ).fetchone()
         if row is None:
@@ -489,8 +497,8 @@ class Store:
 
     def trials(self, study: StudyRecord) -> list[Trial]:
         rows = self.conn.execute(
-            "SELECT number, batch, x, u, y, status, error, info, started, finished, attempts"
-            " FROM trials WHERE study_id = ? ORDER BY number",
+            "SELECT number, batch, x, u, y, status, error, info, started, finished,"
+            f" {self._v2('attempts', '0')} FROM trials WHERE study_id = ? ORDER BY number",
             (study.study_id,),
         ).fetchall()
         return [

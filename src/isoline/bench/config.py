@@ -135,9 +135,15 @@ def load_config(path: str | Path) -> BenchConfig:
         raise FileNotFoundError(f"config file {path} does not exist")
     text = path.read_text()
     if path.suffix == ".toml":
-        raw = tomllib.loads(text)
+        try:
+            raw = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as e:
+            raise ValueError(f"{path} is not valid TOML: {e}") from None
     elif path.suffix in (".yaml", ".yml"):
-        raw = yaml.safe_load(text)
+        try:
+            raw = yaml.safe_load(text)
+        except yaml.YAMLError as e:
+            raise ValueError(f"{path} is not valid YAML: {e}") from None
     else:
         raise ValueError(f"config must be .yaml, .yml or .toml, got {path.name}")
     return parse_config(raw, default_name=path.stem)

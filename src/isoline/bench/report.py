@@ -61,7 +61,7 @@ def collect(cfg: BenchConfig, storage: str) -> list[RunData]:
     """Every run of ``cfg`` present in ``storage`` (missing runs are left out)."""
     out: list[RunData] = []
     cache: dict[tuple[str, int], float | None] = {}
-    with Store(storage) as store:
+    with Store(storage, create=False, readonly=True) as store:
         for spec in cfg.runs():
             rec = store.get_study(spec.study)
             if rec is None:
@@ -121,8 +121,8 @@ def write_report(
     import matplotlib.pyplot as plt
 
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
     runs = collect(cfg, storage)
+    out.mkdir(parents=True, exist_ok=True)
     finals: dict[str, dict[str, np.ndarray]] = {}
     lines = [
         f"# Benchmark report: {cfg.name}",
