@@ -219,7 +219,7 @@ def test_worker_processes_end_with_their_driver(tmp_path: Path, sig: int) -> Non
     assert _group_members(driver.pid) == []
     with Store(str(tmp_path / "r.db")) as store:
         trials = store.trials(store.get_study("s"))
-    assert [t.status for t in trials] == ["pending", "pending"] and all(t.attempts == 1 for t in trials)
+    assert [t.status for t in trials] == ["pending", "pending"] and all(t.attempts == 0 for t in trials)
 
 
 # -- 5. one owner per study ----------------------------------------------------------------

@@ -279,9 +279,10 @@ def minimize(
             ``True`` stops the run.
         raise_on_error: re-raise the first failing evaluation's error (as RuntimeError)
             after storing it.
-        max_attempts: an evaluation that was started this many times without finishing
-            (the process died during it, e.g. a point that crashes the simulator) is
-            recorded as failed on resume instead of being run again.
+        max_attempts: an evaluation that was started this many times in this process
+            (``executor=None``) without finishing, because the process died during it (a
+            point that crashes the simulator), is recorded as failed on resume instead of
+            being run again.
         max_initial_failures: if each of the first this many evaluations of this call
             fails (e.g. an objective with a wrong signature), stop with
             :class:`ObjectiveError` instead of spending the budget; ``None`` never stops.

@@ -119,8 +119,9 @@ def evaluate_batch(
     """Yield ``(row, outcome)`` for each row of ``X`` ``(q, d)`` as soon as it finishes.
 
     ``numbers`` ``(q,)``: the rows' trial numbers, passed on to :func:`evaluate`.
-    ``on_start(rows)`` is called just before those rows' evaluations start (each row in
-    turn without an executor, all rows before they are submitted with one).
+    ``on_start([row])`` is called just before a row's evaluation starts in this process
+    (without an executor): if this process then dies, the evaluation may be what killed
+    it. With an executor it is not called: a worker that dies fails only its evaluation.
 
     With ``executor=None`` the rows are evaluated in order in this process. Otherwise
     they are submitted together; a future that fails (e.g. its worker died: Dask's
@@ -140,8 +141,6 @@ def evaluate_batch(
         return
     if isinstance(executor, (cf.ProcessPoolExecutor, ProcessPool)):
         _check_picklable(f)
-    if on_start is not None:
-        on_start(list(range(len(X))))
     submitted = time.time()
     futures = {executor.submit(evaluate, f, x, _number(numbers, i)): i for i, x in enumerate(X)}
     for fut in cf.as_completed(futures):
