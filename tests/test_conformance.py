@@ -94,7 +94,8 @@ def test_failures_are_recorded_and_run_goes_on(method: str) -> None:
 
 @pytest.mark.parametrize("method", METHODS)
 def test_all_failures_then_success(method: str) -> None:
-    res = iso.minimize(lambda x: float("nan"), box(2), method, budget=6, seed=0, n_init=2)
+    res = iso.minimize(lambda x: float("nan"), box(2), method, budget=6, seed=0, n_init=2,
+                       max_initial_failures=None)
     assert res.n_failed == 6 and res.x is None and np.isnan(res.fun)
 
 
