@@ -4,7 +4,8 @@ the finished study with an uninterrupted run of the same seed.
 For every registered method, sequentially (``executor=None``) and, for batch methods, in
 batches of 3 on worker processes (``executor="process"``), a driver process
 (``driver.py``) runs a 14-evaluation study (d = 3, 4 initial points). The harness kills it
-``--kills`` times, each time at a random moment: a quarter of the kills land in the first
+``--kills`` times (fewer if the run ends first; ``--repeats`` runs per method and
+mode), each time at a random moment: a quarter of the kills land in the first
 seconds (start-up, replay of the stored history), the others a random time after the
 driver has started a new evaluation (during evaluations, proposals and store writes). After
 each kill it counts the driver's processes (its session) still alive 5 s later, then
@@ -102,8 +103,8 @@ def completions(log: Path) -> list[int]:
 
 
 def run_row(method: str, mode: str, q: int, executor: str, kills: int, work: Path,
-            rng: random.Random) -> dict:  # fmt: skip
-    key = f"{method}.{mode}"
+            rng: random.Random, rep: int) -> dict:  # fmt: skip
+    key = f"{method}.{mode}.{rep}"
     study = key
     ref_db, db = work / f"{key}.ref.db", work / f"{key}.crash.db"
     for p in (ref_db, db):
@@ -113,10 +114,13 @@ def run_row(method: str, mode: str, q: int, executor: str, kills: int, work: Pat
     ref = start_driver(ref_db, study, method, q, executor, work / f"{key}.ref.log", rng)
     _, err = ref.communicate()
     if ref.returncode != 0:
-        return {"method": method, "mode": mode, "error": err.decode()[-500:]}
+        return {"method": method, "mode": mode, "rep": rep, "error": err.decode()[-500:]}
     ref_time = time.time() - t0
     _, ref_trials = progress(ref_db, study)
-    per_batch = ref_time / max(1, BUDGET // q)
+    conn = sqlite3.connect(f"file:{ref_db}?mode=ro", uri=True)
+    (first,) = conn.execute("SELECT MIN(started) FROM trials").fetchone()
+    conn.close()
+    per_batch = (t0 + ref_time - first) / max(1, BUDGET // q)  # start-up excluded
     done_kills = restarts = repeated = orphans = 0
     error = None
     while True:
@@ -154,7 +158,7 @@ def run_row(method: str, mode: str, q: int, executor: str, kills: int, work: Pat
     _, final = progress(db, study)
     same = [(a[1], a[2]) for a in final] == [(b[1], b[2]) for b in ref_trials]
     return {
-        "method": method, "mode": mode, "batch_size": q, "executor": executor,
+        "method": method, "mode": mode, "rep": rep, "batch_size": q, "executor": executor,
         "kills": done_kills, "restarts": restarts, "lost": BUDGET - len(final),
         "repeated_finished": repeated, "identical": same and len(final) == len(ref_trials),
         "orphans": orphans, "ref_seconds": round(ref_time, 2), "error": error,
@@ -185,12 +189,12 @@ def report(work: Path, out: Path, command: str) -> None:
         f"{tot['rows']} trajectories identical to the uninterrupted run, {tot['orphans']} "
         "processes left 5 s after a kill.**",
         "",
-        "| method | mode | kills | restarts | lost | finished re-run | identical | left behind | error |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| method | mode | run | kills | restarts | lost | finished re-run | identical | left behind | error |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         lines.append(
-            f"| {r['method']} | {r['mode']} | {r.get('kills', '-')} | {r.get('restarts', '-')} | "
+            f"| {r['method']} | {r['mode']} | {r.get('rep', 0)} | {r.get('kills', '-')} | {r.get('restarts', '-')} | "
             f"{r.get('lost', '-')} | {r.get('repeated_finished', '-')} | "
             f"{'yes' if r.get('identical') else 'no'} | {r.get('orphans', '-')} | "
             f"{(r.get('error') or '').splitlines()[-1:] or ''} |"
@@ -202,7 +206,8 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--work", default="/tmp/isoline-crash", help="stores, logs and rows.jsonl")
     p.add_argument("--out", default=str(HERE.parent / "results" / "reliability"))
-    p.add_argument("--kills", type=int, default=6, help="kills per run")
+    p.add_argument("--kills", type=int, default=8, help="kills per run (fewer if it ends first)")
+    p.add_argument("--repeats", type=int, default=2, help="runs per method and mode")
     p.add_argument("--methods", nargs="*", help="default: every registered method")
     p.add_argument("--seed", type=int, default=0, help="seed of the kill moments")
     p.add_argument("--report", action="store_true", help="only write the report")
@@ -214,19 +219,21 @@ def main() -> None:
         rows_file = work / "rows.jsonl"
         seen = set()
         if rows_file.exists():
-            seen = {(r["method"], r["mode"]) for r in map(json.loads, rows_file.read_text().splitlines())}
-        rng = random.Random(args.seed)
-        for method in args.methods or [m.name for m in iso.methods()]:
-            modes = [("sequential", 1, "none")]
-            if get_method(method).supports_batch:
-                modes.append(("batch-3-processes", 3, "process"))
-            for mode, q, executor in modes:
-                if (method, mode) in seen:
-                    continue
-                row = run_row(method, mode, q, executor, args.kills, work, rng)
-                print(json.dumps(row), flush=True)
-                with rows_file.open("a") as fh:
-                    fh.write(json.dumps(row) + "\n")
+            rows = map(json.loads, rows_file.read_text().splitlines())
+            seen = {(r["method"], r["mode"], r["rep"]) for r in rows}
+        for rep in range(args.repeats):
+            for method in args.methods or [m.name for m in iso.methods()]:
+                modes = [("sequential", 1, "none")]
+                if get_method(method).supports_batch:
+                    modes.append(("batch-3-processes", 3, "process"))
+                for mode, q, executor in modes:
+                    if (method, mode, rep) in seen:
+                        continue
+                    rng = random.Random(f"{args.seed}/{method}/{mode}/{rep}")
+                    row = run_row(method, mode, q, executor, args.kills, work, rng, rep)
+                    print(json.dumps(row), flush=True)
+                    with rows_file.open("a") as fh:
+                        fh.write(json.dumps(row) + "\n")
     report(work, Path(args.out), command)
 
 
