@@ -31,7 +31,7 @@ from isoline.problems.gp_sample import lengthscale_range  # noqa: E402
 
 d, seed = int(sys.argv[1]), int(sys.argv[2])
 ckpts = sorted(int(c) for c in sys.argv[3].split(","))
-p = iso.problems.get("gp-sample", dim=d, seed=seed)
+p = iso.problems.get("gp-sample", dim=d, seed=seed, variant="interpolating")
 a, b = lengthscale_range(d)
 opt = iso.Optimizer(p.space, "la-minucb", seed=seed, n_init=1, lengthscale=(a + b) / 2,
                     outputscale=1.0, noise=0.01)

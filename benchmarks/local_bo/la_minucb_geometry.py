@@ -18,7 +18,7 @@ from isoline.problems.gp_sample import lengthscale_range
 torch.set_num_threads(1)
 d, budget, seed = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
 extra = eval(sys.argv[4]) if len(sys.argv) > 4 else {}
-p = iso.problems.get("gp-sample", dim=d, seed=seed)
+p = iso.problems.get("gp-sample", dim=d, seed=seed, variant="interpolating")
 a, b = lengthscale_range(d)
 opt = iso.Optimizer(p.space, "la-minucb", seed=seed, n_init=1, lengthscale=(a + b) / 2,
                     outputscale=1.0, noise=0.01, **extra)  # fmt: skip

@@ -5,7 +5,7 @@ import isoline as iso
 from isoline.problems.gp_sample import lengthscale_range
 method, d, budget, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 extra = eval(sys.argv[5]) if len(sys.argv) > 5 else {}
-p = iso.problems.get("gp-sample", dim=d, seed=seed)
+p = iso.problems.get("gp-sample", dim=d, seed=seed, variant="interpolating")
 a, b = lengthscale_range(d)
 opts = {}
 if method in ("gibo", "mpd", "minucb", "la-minucb", "turbo"):

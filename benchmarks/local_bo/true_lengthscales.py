@@ -21,7 +21,7 @@ from isoline.problems.gp_sample import lengthscale_range
 torch.set_num_threads(1)
 d, budget, seeds = int(sys.argv[1]), int(sys.argv[2]), [int(s) for s in sys.argv[3:]]
 for seed in seeds:
-    p = iso.problems.get("gp-sample", dim=d, seed=seed)
+    p = iso.problems.get("gp-sample", dim=d, seed=seed, variant="interpolating")
     a, b = lengthscale_range(d)
     for method in ("la-minucb", "minucb"):
         for setting, ls in (("midpoint", (a + b) / 2), ("true", [float(v) for v in p.lengthscales])):

@@ -18,10 +18,11 @@ def test_lengthscale_ranges_match_the_papers(dim: int, lo: float, hi: float) -> 
     assert a == pytest.approx(lo, abs=0.006) and b == pytest.approx(hi, abs=0.006)
 
 
-def test_draw_is_seeded_and_interpolates_the_sample() -> None:
-    p = problems.get("gp-sample", dim=6, seed=2)
-    q = problems.get("gp-sample", dim=6, seed=2)
-    r = problems.get("gp-sample", dim=6, seed=3)
+def test_interpolating_draw_is_seeded_and_interpolates_the_sample() -> None:
+    p = problems.get("gp-sample", dim=6, seed=2, variant="interpolating")
+    q = problems.get("gp-sample", dim=6, seed=2, variant="interpolating")
+    r = problems.get("gp-sample", dim=6, seed=3, variant="interpolating")
+    assert not np.array_equal(p.lengthscales, r.lengthscales)
     X = np.random.default_rng(0).random((20, 6))
     np.testing.assert_array_equal(p.evaluate_batch(X), q.evaluate_batch(X))
     assert not np.allclose(p.evaluate_batch(X), r.evaluate_batch(X))
@@ -33,6 +34,20 @@ def test_draw_is_seeded_and_interpolates_the_sample() -> None:
     np.testing.assert_allclose(p.evaluate_batch(p.train_x[:50]), p.train_y[:50], atol=5e-3)
     # a unit-variance GP draw
     assert 0.5 < p.train_y.std() < 1.5
+
+
+def test_reference_variant_smooths_the_draw_and_shares_lengthscales_per_dimension() -> None:
+    p = problems.get("gp-sample", dim=6, seed=2)
+    r = problems.get("gp-sample", dim=6, seed=3)
+    assert p.variant == "reference"
+    np.testing.assert_array_equal(p.lengthscales, r.lengthscales)
+    assert not np.array_equal(p.train_y, r.train_y)
+    other_d = problems.get("gp-sample", dim=7, seed=2)
+    assert not np.allclose(other_d.lengthscales[:6], p.lengthscales)
+    # GPyTorch's default noise (ln 2) shrinks the mean towards 0: lower amplitude than the draw
+    mean = p.evaluate_batch(p.train_x)
+    assert 0.3 < mean.std() / p.train_y.std() < 0.95
+    assert np.abs(mean - p.train_y).max() > 0.1
 
 
 def test_default_noise_is_0_1_and_reports_noise_free() -> None:
@@ -75,3 +90,5 @@ def test_bad_options() -> None:
         problems.get("gp-sample", dim=3, n_points=1)
     with pytest.raises(ValueError, match="posterior_noise"):
         problems.get("gp-sample", dim=3, posterior_noise=0.0)
+    with pytest.raises(ValueError, match=r"variant must be one of \['interpolating', 'reference'\]"):
+        problems.get("gp-sample", dim=3, variant="smooth")

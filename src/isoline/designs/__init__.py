@@ -36,8 +36,9 @@ def __getattr__(name: str) -> object:
         return getattr(lattice, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-#: initial-design kinds accepted by ``init=``
-INIT_DESIGNS = ("sobol", "random", "lattice")
+#: initial-design kinds accepted by ``init=``; "centre" is the cube's centre followed by
+#: scrambled Sobol points (local methods started at the centre, as the GIBO/MPD code does)
+INIT_DESIGNS = ("sobol", "random", "lattice", "centre")
 
 
 def uniform(n: int, d: int, seed: int | np.random.Generator = 0) -> np.ndarray:
@@ -67,6 +68,8 @@ def initial_design(kind: str, n: int, d: int, seed: int = 0) -> np.ndarray:
         return sobol(n, d, seed=seed)
     if kind == "random":
         return uniform(n, d, seed)
+    if kind == "centre":
+        return np.vstack([np.full((1, d), 0.5), sobol(n - 1, d, seed=seed)])
     from isoline.designs.lattice import lattice_design
 
     return lattice_design(n, d, seed=seed)

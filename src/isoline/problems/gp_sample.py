@@ -12,9 +12,18 @@ The papers maximize such a sample; isoline minimizes the posterior mean itself. 
 prior is zero-mean and symmetric, ``f`` and ``-f`` have the same distribution, so the
 family of problems is unchanged.
 
-Conditioning noise: the MPD/MinUCB reference code computes the posterior mean with a
-likelihood noise constrained to ``(0, 1e-4]``; ``posterior_noise=1e-4`` follows it (GIBO's
-original code used GPyTorch's default noise, about 0.69, which smooths the sample more).
+Two variants:
+
+* ``"reference"`` (default), as the public code of the MPD paper (Nguyen et al., "Local
+  Bayesian optimization via maximizing probability of descent", NeurIPS 2022) builds the
+  objectives that GIBO, MPD and MinUCB are compared on: the posterior mean is computed
+  under GPyTorch's default likelihood noise, softplus(0) = ln 2 (a smoothed,
+  lower-amplitude version of the draw), and one lengthscale vector per dimension ``d`` is
+  shared by every objective (seed) of that dimension.
+* ``"interpolating"``: a near-interpolating posterior mean (noise ``1e-4``) and
+  lengthscales drawn per seed, the variant isoline used before.
+
+Runs in the reference set-up start at the cube's centre (``init: centre``).
 """
 
 from __future__ import annotations
@@ -30,7 +39,12 @@ from linear_operator.utils.cholesky import psd_safe_cholesky
 from isoline.designs import sobol
 from isoline.problems.base import Problem
 
-__all__ = ["GPSample", "lengthscale_range"]
+__all__ = ["GPSample", "VARIANTS", "lengthscale_range"]
+
+#: GPyTorch's default likelihood noise variance, softplus(0)
+GPYTORCH_DEFAULT_NOISE = math.log(2.0)
+#: variant -> (posterior noise variance, lengthscales shared by all seeds of a dimension)
+VARIANTS = {"reference": (GPYTORCH_DEFAULT_NOISE, True), "interpolating": (1e-4, False)}
 
 
 def _delta(d: int) -> float:
@@ -52,7 +66,9 @@ class GPSample(Problem):
             returns ``(noisy value, {"noise_free": value})``.
         seed: seed of the lengthscales, the GP draw and the noise.
         n_points: number of unscrambled Sobol points the GP is sampled at (1000 in the papers).
-        posterior_noise: noise variance used when conditioning on the draw (see module doc).
+        variant: ``"reference"`` or ``"interpolating"`` (see the module docstring).
+        posterior_noise: noise variance used when conditioning on the draw; ``None`` takes
+            the variant's.
         n_restarts: L-BFGS-B starts (the lowest sampled points) when estimating the optimum.
 
     Attributes:
@@ -71,10 +87,16 @@ class GPSample(Problem):
         noise_std: float | str = 0.1,
         seed: int = 0,
         n_points: int = 1000,
-        posterior_noise: float = 1e-4,
+        variant: str = "reference",
+        posterior_noise: float | None = None,
         n_restarts: int = 32,
     ) -> None:
         super().__init__(dim, [0.0] * dim, [1.0] * dim, noise_std=noise_std, seed=seed)
+        if variant not in VARIANTS:
+            raise ValueError(f"variant must be one of {sorted(VARIANTS)}, got {variant!r}")
+        self.variant = variant
+        default_noise, shared = VARIANTS[variant]
+        posterior_noise = default_noise if posterior_noise is None else posterior_noise
         if isinstance(n_points, bool) or not isinstance(n_points, int) or n_points < 2:
             raise ValueError(f"n_points must be an integer >= 2, got {n_points!r}")
         if not (isinstance(posterior_noise, (int, float)) and 0 < posterior_noise < 1):
@@ -84,7 +106,8 @@ class GPSample(Problem):
         self.n_restarts = n_restarts
         rng = np.random.default_rng([seed, 0x67705F73])
         a, b = lengthscale_range(self.dim)
-        self.lengthscales = rng.uniform(a, b, size=self.dim)
+        ls_rng = np.random.default_rng([self.dim, 0x6C73]) if shared else rng
+        self.lengthscales = ls_rng.uniform(a, b, size=self.dim)
         self.train_x = sobol(n_points, self.dim, seed=None, scramble=False)
         X = torch.as_tensor(self.train_x / self.lengthscales, dtype=torch.float64)
         K = self._kernel(X, X)
