@@ -3,7 +3,7 @@ the finished study with an uninterrupted run of the same seed.
 
 For every registered method, sequentially (``executor=None``) and, for batch methods, in
 batches of 3 on worker processes (``executor="process"``), a driver process
-(``driver.py``) runs a 14-evaluation study (d = 3, 4 initial points). The harness kills it
+(``driver.py``) runs a study of 14 evaluations (24 in batches; d = 3, 4 initial points). The harness kills it
 ``--kills`` times (fewer if the run ends first; ``--repeats`` runs per method and
 mode), each time at a random moment: a quarter of the kills land in the first
 seconds (start-up, replay of the stored history), the others a random time after the
@@ -39,8 +39,8 @@ from isoline.registry import get_method
 
 HERE = Path(__file__).resolve().parent
 DRIVER = HERE / "driver.py"
-sys.path.insert(0, str(HERE))
-from driver import BUDGET  # noqa: E402
+#: evaluations per study: sequentially, and in batches of 3 (8 batches)
+BUDGETS = {1: 14, 3: 24}
 
 
 def session_members(sid: int) -> list[int]:
@@ -93,7 +93,8 @@ def progress(db: Path, study: str) -> tuple[int, list[tuple]]:
 def start_driver(db: Path, study: str, method: str, q: int, executor: str, log: Path,
                  rng: random.Random) -> subprocess.Popen:  # fmt: skip
     env = dict(os.environ, PYTHONHASHSEED=str(rng.randrange(2**32)))
-    cmd = [sys.executable, str(DRIVER), str(db), study, method, str(q), executor, str(log)]
+    cmd = [sys.executable, str(DRIVER), str(db), study, method, str(q), executor, str(log),
+           str(BUDGETS[q])]  # fmt: skip
     return subprocess.Popen(cmd, env=env, start_new_session=True, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE)  # fmt: skip
 
@@ -120,7 +121,7 @@ def run_row(method: str, mode: str, q: int, executor: str, kills: int, work: Pat
     conn = sqlite3.connect(f"file:{ref_db}?mode=ro", uri=True)
     (first,) = conn.execute("SELECT MIN(started) FROM trials").fetchone()
     conn.close()
-    per_batch = (t0 + ref_time - first) / max(1, BUDGET // q)  # start-up excluded
+    per_batch = (t0 + ref_time - first) / (BUDGETS[q] // q)  # start-up excluded
     done_kills = restarts = repeated = orphans = 0
     error = None
     while True:
@@ -159,7 +160,7 @@ def run_row(method: str, mode: str, q: int, executor: str, kills: int, work: Pat
     same = [(a[1], a[2]) for a in final] == [(b[1], b[2]) for b in ref_trials]
     return {
         "method": method, "mode": mode, "rep": rep, "batch_size": q, "executor": executor,
-        "kills": done_kills, "restarts": restarts, "lost": BUDGET - len(final),
+        "kills": done_kills, "restarts": restarts, "lost": BUDGETS[q] - len(final),
         "repeated_finished": repeated, "identical": same and len(final) == len(ref_trials),
         "orphans": orphans, "ref_seconds": round(ref_time, 2), "error": error,
     }  # fmt: skip
@@ -179,7 +180,7 @@ def report(work: Path, out: Path, command: str) -> None:
         "# Crash benchmark: random SIGKILLs of the driver, then resume",
         "",
         f"Made by `{command}` at commit `{commit}` (library code as of that commit).",
-        "Each row: one 14-evaluation study (d = 3, 4 initial points, seed 7, a sphere with its",
+        "Each row: one study of 14 evaluations (24 in batches of 3; d = 3, 4 initial points, seed 7, a sphere with its",
         "minimum near a bound, 50 ms per evaluation) killed at random moments and resumed",
         "in a new process (other `PYTHONHASHSEED`) until finished, compared trial by trial",
         "with an uninterrupted run. See `benchmarks/reliability/crash.py` for the protocol.",
@@ -207,7 +208,7 @@ def main() -> None:
     p.add_argument("--work", default="/tmp/isoline-crash", help="stores, logs and rows.jsonl")
     p.add_argument("--out", default=str(HERE.parent / "results" / "reliability"))
     p.add_argument("--kills", type=int, default=8, help="kills per run (fewer if it ends first)")
-    p.add_argument("--repeats", type=int, default=2, help="runs per method and mode")
+    p.add_argument("--repeats", type=int, default=1, help="runs per method and mode")
     p.add_argument("--methods", nargs="*", help="default: every registered method")
     p.add_argument("--seed", type=int, default=0, help="seed of the kill moments")
     p.add_argument("--report", action="store_true", help="only write the report")
