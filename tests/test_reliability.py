@@ -371,3 +371,15 @@ def test_a_v1_store_is_reported_read_only_without_migration(tmp_path: Path) -> N
     assert [t.y for t in trials] == [1.0, 2.0] and all(t.attempts == 0 for t in trials)
     with sqlite3.connect(db) as conn:
         assert conn.execute("SELECT value FROM meta WHERE key='version'").fetchone()[0] == "1"
+
+
+# -- 8. the objective's scale --------------------------------------------------------------
+@pytest.mark.parametrize("method", ["gp-ei", "mpd"])
+def test_proposals_do_not_depend_on_the_objective_scale(method: str) -> None:
+    runs = {s: iso.minimize(lambda x, s=s: s * sphere(x), box(), method, budget=12, seed=1, n_init=4)
+            for s in (1e-9, 1.0, 1e9)}  # fmt: skip
+    ref = runs[1.0]
+    for s, r in runs.items():  # the same points, up to the optimizer's tolerance, then amplified
+        np.testing.assert_allclose(r.x_iters[:8], ref.x_iters[:8], atol=1e-3, err_msg=f"scale {s}")
+        assert r.fun / s == pytest.approx(ref.fun, rel=0.5)
+

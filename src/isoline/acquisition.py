@@ -11,7 +11,12 @@ Boltzmann-sampled Sobol raw points, Balandat et al. 2020, BoTorch §4/Appendix) 
   optimizer fails (numerical error or non-finite result),
 * never returns a batch that repeats a point: a row that coincides with an earlier one
   (several restarts can converge to one box corner, and a smoothed qEI gives a repeat a
-  little value) is replaced by the raw Sobol point that maximizes the batch's value.
+  little value) is replaced by the raw Sobol point that maximizes the batch's value,
+* does not depend on the objective's units: L-BFGS-B's stopping tolerances are absolute,
+  so an acquisition in the units of an objective of scale 1e-9 (UCB, a posterior mean)
+  would stop at its starting points. When the acquisition's spread over a fixed Sobol
+  probe lies outside ``[1e-3, 1e3]`` it is divided by the power of two nearest that
+  spread (exact in floating point, so the maximizer is unchanged).
 
 BoTorch maximizes: pass acquisition functions of the negated objective.
 """
@@ -31,13 +36,17 @@ from torch.quasirandom import SobolEngine
 
 from isoline.models.gp import limit_threads
 
-__all__ = ["maximize", "unit_bounds"]
+__all__ = ["maximize", "outside_range_unit", "unit_bounds"]
 
 DTYPE = torch.float64
 #: raw points evaluated per call in the fallback search
 _CHUNK = 1024
 #: unit-cube distance below which two points of a batch count as the same point
 _SAME = 1e-6
+#: acquisition spreads the optimizer's absolute tolerances are made for
+_SPREAD_RANGE = (1e-3, 1e3)
+#: batches in the probe that measures an acquisition's spread
+_PROBE = 64
 
 
 def unit_bounds(d: int) -> torch.Tensor:
@@ -110,13 +119,14 @@ def _maximize(
             )
         ics = torch.max(torch.min(ics, B[1]), B[0])
     opts = dict(options or {})
+    scaled = _in_range(acqf, B, q, ff)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", OptimizationWarning)
             warnings.simplefilter("ignore", BadInitialCandidatesWarning)
             warnings.filterwarnings("ignore", message="Optimization failed", category=RuntimeWarning)
             X, _ = optimize_acqf(
-                acqf,
+                scaled,
                 bounds=B,
                 q=q,
                 num_restarts=num_restarts if ics is None else ics.shape[0],
@@ -133,6 +143,57 @@ def _maximize(
     except RuntimeError:  # numerical failures (NotPSDError, NanError, gradient errors)
         pass
     return _best_raw(acqf, B, q, raw_samples, ff)
+
+
+class _Rescaled(AcquisitionFunction):
+    """``acqf / scale`` (pending points are forwarded to ``acqf``)."""
+
+    def __init__(self, acqf: AcquisitionFunction, scale: float) -> None:
+        super().__init__(model=acqf.model)
+        self.acqf = acqf
+        self.scale = scale
+
+    def forward(self, X: torch.Tensor) -> torch.Tensor:
+        return self.acqf(X) / self.scale
+
+    def set_X_pending(self, X_pending: torch.Tensor | None = None) -> None:
+        self.acqf.set_X_pending(X_pending)
+
+    @property
+    def X_pending(self) -> torch.Tensor | None:  # type: ignore[override]
+        return getattr(self.acqf, "X_pending", None)
+
+    @X_pending.setter
+    def X_pending(self, value: torch.Tensor | None) -> None:
+        if "acqf" in self._modules:
+            self.acqf.X_pending = value
+
+
+def _in_range(
+    acqf: AcquisitionFunction, B: torch.Tensor, q: int, ff: dict[int, float] | None
+) -> AcquisitionFunction:
+    """``acqf``, or ``acqf`` divided by a power of two if its spread over a fixed Sobol
+    probe is outside :data:`_SPREAD_RANGE`. The probe draws nothing from torch's
+    generator, so acquisitions already in range are optimized exactly as before."""
+    d = B.shape[1]
+    U = SobolEngine(q * d, scramble=True, seed=0).draw(_PROBE, dtype=DTYPE)
+    Xp = B[0] + (B[1] - B[0]) * U.reshape(_PROBE, q, d)
+    for j, v in (ff or {}).items():
+        Xp[..., j] = v
+    v = _values(acqf, Xp)
+    v = v[torch.isfinite(v)]
+    unit = outside_range_unit(float(v.std()) if v.numel() > 1 else 0.0)
+    return acqf if unit == 1.0 else _Rescaled(acqf, unit)
+
+
+def outside_range_unit(scale: float) -> float:
+    """1 if ``scale`` lies in ``[1e-3, 1e3]`` (or is 0 or not finite), else the power of two
+    nearest it: the unit to divide values of that scale by, or to multiply an absolute
+    tolerance made for values of order one with."""
+    lo, hi = _SPREAD_RANGE
+    if not math.isfinite(scale) or scale <= 0.0 or lo <= scale <= hi:
+        return 1.0
+    return float(2.0 ** round(math.log2(scale)))
 
 
 def _value(acqf: AcquisitionFunction, X: torch.Tensor) -> float:

@@ -18,10 +18,11 @@ from botorch.acquisition import (
     qLogExpectedImprovement,
     qUpperConfidenceBound,
 )
+from botorch.acquisition.logei import TAU_MAX, TAU_RELU
 from botorch.acquisition.thompson_sampling import PathwiseThompsonSampling
 from torch.quasirandom import SobolEngine
 
-from isoline.acquisition import maximize
+from isoline.acquisition import maximize, outside_range_unit
 from isoline.methods.base import Method
 from isoline.models.gp import GP, KERNELS, fit_gp, limit_threads
 from isoline.registry import register
@@ -110,7 +111,9 @@ class GPEI(_GPMethod):
     def propose(self, q: int) -> np.ndarray:
         with self.torch_rng(), limit_threads():
             gp, ny = self._fit_negated()
-            acqf = qLogExpectedImprovement(gp.model, best_f=float(ny.max()))
+            unit = outside_range_unit(gp.y_scale)  # LogEI's smoothing widths are absolute
+            acqf = qLogExpectedImprovement(gp.model, best_f=float(ny.max()),
+                                           tau_max=TAU_MAX * unit, tau_relu=TAU_RELU * unit)  # fmt: skip
             return self._maximize(acqf, q)
 
 

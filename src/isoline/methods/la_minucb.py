@@ -98,8 +98,9 @@ class LookaheadUCB(AcquisitionFunction):
         L = _cholesky(Szz)
         W = torch.linalg.solve_triangular(L, cov[..., :m, m:], upper=False)  # (b, m, F)
         mu_f = mean[..., m:] + (W * self.eps.T).sum(-2)  # fantasy i's mean at x^(i)
-        var_f = cov[..., m:, m:].diagonal(dim1=-2, dim2=-1) - W.square().sum(-2)
-        ucb = mu_f + self.beta * var_f.clamp_min(1e-12).sqrt()
+        prior_var = cov[..., m:, m:].diagonal(dim1=-2, dim2=-1)
+        var_f = prior_var - W.square().sum(-2)
+        ucb = mu_f + self.beta * torch.maximum(var_f, 1e-12 * prior_var).sqrt()
         return -ucb.mean(-1)
 
 

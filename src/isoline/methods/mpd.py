@@ -83,7 +83,7 @@ class DescentInformation(_GradientCrossCovariance):
         c, s = self.cross(X)  # (b, d), (b,)
         a = torch.cholesky_solve(c.unsqueeze(-1), self.LS).squeeze(-1)
         ca = (c * a).sum(-1)
-        g = (s - ca).clamp_min(1e-12)
+        g = torch.maximum(s - ca, 1e-12 * s)
         return ((a @ self.mu).square() + ca) / g
 
 

@@ -119,9 +119,11 @@ class GP:
         return k.base_kernel if isinstance(k, ScaleKernel) else k
 
     @property
-    def _y_scale(self) -> float:
+    def y_scale(self) -> float:
         """Standard deviation used to standardize ``y``."""
         return float(self.model.outcome_transform.stdvs.reshape(-1)[0])
+
+    _y_scale = y_scale
 
     @property
     def lengthscales(self) -> np.ndarray:
