@@ -383,3 +383,13 @@ def test_proposals_do_not_depend_on_the_objective_scale(method: str) -> None:
         np.testing.assert_allclose(r.x_iters[:8], ref.x_iters[:8], atol=1e-3, err_msg=f"scale {s}")
         assert r.fun / s == pytest.approx(ref.fun, rel=0.5)
 
+
+
+def test_a_box_too_wide_to_represent_is_refused() -> None:
+    with pytest.raises(ValueError, match="dimension 0 is too wide"):
+        iso.Box([-1e308], [1e308])
+
+
+def test_random_search_does_not_repeat_its_initial_design() -> None:
+    res = iso.minimize(sphere, box(), "random", budget=12, seed=0, n_init=6, batch_size=3)
+    assert len({x.tobytes() for x in res.x_iters}) == 12

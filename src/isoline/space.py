@@ -39,6 +39,14 @@ class Box:
                 f"lower must be strictly below upper in every dimension; dimension {i} has "
                 f"lower={float(lo[i])!r}, upper={float(hi[i])!r}"
             )
+        with np.errstate(over="ignore"):
+            huge = np.flatnonzero(~np.isfinite(hi - lo))
+        if huge.size:
+            i = int(huge[0])
+            raise ValueError(
+                f"dimension {i} is too wide to represent: upper - lower overflows "
+                f"(lower={float(lo[i])!r}, upper={float(hi[i])!r})"
+            )
         if names is None:
             names = [f"x{i}" for i in range(lo.size)]
         names = [str(n) for n in names]

@@ -23,6 +23,11 @@ class RandomSearch(Method):
     adaptive = False
     default_init = "random"
 
+    def __init__(self, dim: int, **common: object) -> None:
+        super().__init__(dim, **common)
+        if self.init == "random" and self.n_init:  # the design drew these from the same seed
+            self.rng.random((self.n_init, self.dim))
+
     def propose(self, q: int) -> np.ndarray:
         return self.rng.random((q, self.dim))
 
