@@ -44,19 +44,27 @@ BUDGETS = {1: 14, 3: 24}
 
 
 def session_members(sid: int) -> list[int]:
+    """Live (not zombie) processes of session ``sid``."""
     out = []
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             try:
-                if os.getsid(int(entry)) == sid:
+                if os.getsid(int(entry)) == sid and _state(int(entry)) not in ("Z", "X"):
                     out.append(int(entry))
-            except ProcessLookupError:
+            except (ProcessLookupError, OSError):
                 continue
     return out
 
 
+def _state(pid: int) -> str:
+    with open(f"/proc/{pid}/stat") as fh:
+        stat = fh.read()
+    return stat[stat.rindex(")") + 2]
+
+
 def left_behind(sid: int, wait: float = 5.0) -> int:
-    """Processes of the killed driver's session still alive ``wait`` s later (then killed)."""
+    """Live processes of the killed driver's session ``wait`` s later (then killed);
+    zombies (exited, waiting to be reaped) are not counted."""
     deadline = time.time() + wait
     while session_members(sid) and time.time() < deadline:
         time.sleep(0.1)
