@@ -374,7 +374,7 @@ def test_a_v1_store_is_reported_read_only_without_migration(tmp_path: Path) -> N
 
 
 # -- 8. the objective's scale --------------------------------------------------------------
-@pytest.mark.parametrize("method", ["gp-ei", "mpd"])
+@pytest.mark.parametrize("method", ["gp-ei", "gp-ucb", "mpd"])
 def test_proposals_do_not_depend_on_the_objective_scale(method: str) -> None:
     runs = {s: iso.minimize(lambda x, s=s: s * sphere(x), box(), method, budget=12, seed=1, n_init=4)
             for s in (1e-9, 1.0, 1e9)}  # fmt: skip

@@ -8,11 +8,13 @@ Reads the SQLite stores written by run.sh and writes into benchmarks/results/bat
 * ``fig1_L5.png``, ``fig1_L10.png``: simple-regret curves (mean +- SEM over seeds);
 * ``fig4_bull.png``, ``fig5.png`` and ``summary.md`` for Figures 4 and 5.
 
-Run: nice -n 10 .venv/bin/python benchmarks/batch_bo/summarize.py
+Run: nice -n 10 .venv/bin/python benchmarks/batch_bo/summarize.py (stores in /tmp, or in
+the folder named by the environment variable ISOLINE_BATCH_BO_STORES)
 """
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 from pathlib import Path
@@ -34,7 +36,7 @@ COLORS = {"BKOP": "C0", "GP-BUCB": "C1", "GP-UCB-PE": "C2", "Bull": "C3"}
 
 def load(name: str) -> tuple[list[RunData], object]:
     cfg = load_config(HERE / f"{name}.yaml")
-    store = f"/tmp/batch_bo_{name}.db"
+    store = Path(os.environ.get("ISOLINE_BATCH_BO_STORES", "/tmp")) / f"batch_bo_{name}.db"
     if not Path(store).exists():
         return [], cfg
     return collect(cfg, store), cfg

@@ -181,9 +181,9 @@ class GPUCB(_GPMethod):
         with self.torch_rng(), limit_threads():
             gp, _ = self._fit_negated()
             if q == 1:
-                acqf = UpperConfidenceBound(gp.model, beta=beta)
+                acqf = UpperConfidenceBound(gp.model, beta=beta, posterior_transform=gp.standardizer)
             else:
-                acqf = qUpperConfidenceBound(gp.model, beta=beta)
+                acqf = qUpperConfidenceBound(gp.model, beta=beta, posterior_transform=gp.standardizer)
             return self._maximize(acqf, q)
 
 
