@@ -359,10 +359,13 @@ class NegUCB(AnalyticAcquisitionFunction):
     def __init__(self, model: Model, beta: float) -> None:
         super().__init__(model)
         self.beta = float(beta)
+        tf = getattr(model, "outcome_transform", None)
+        y_var = float(tf.stdvs.reshape(-1)[0]) ** 2 if tf is not None else 1.0
+        self.min_var = 1e-12 * y_var  # BoTorch's floor, relative to the scale of y
 
     @t_batch_mode_transform(expected_q=1)
     def forward(self, X: torch.Tensor) -> torch.Tensor:
-        mean, sigma = self._mean_and_sigma(X)  # (b, 1): one output
+        mean, sigma = self._mean_and_sigma(X, min_var=self.min_var)  # (b, 1): one output
         return -(mean + self.beta * sigma).squeeze(-1)
 
 

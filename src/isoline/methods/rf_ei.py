@@ -115,7 +115,7 @@ class RandomForestEI(Method):
 
     def propose(self, q: int) -> np.ndarray:
         X, y = self.data()
-        z = log_scale(y) if self.log_cost else y
+        z = log_scale(y) if self.log_cost else _standardized(y)
         seen = {x.tobytes() for x in X}
         out = np.empty((q, self.dim))
         for j in range(q):
@@ -203,3 +203,10 @@ class RandomForestEI(Method):
         new = truncnorm.rvs(lo, hi, loc=centre, scale=_NEIGHBOUR_SD, random_state=self.rng)
         nb[rows, np.arange(k)[None, :], coord] = np.clip(new, 0.0, 1.0)
         return nb
+
+
+def _standardized(y: np.ndarray) -> np.ndarray:
+    """``(y - mean) / std`` (``y - mean`` if constant): the forest, its variance floor and
+    EI then act alike at every scale of the objective; EI's ranking is unchanged."""
+    sd = float(np.std(y))
+    return (y - np.mean(y)) / (sd if sd > 0 else 1.0)
