@@ -155,6 +155,13 @@ def fig1() -> list[str]:
     return lines
 
 
+def one_sided(a: list[np.ndarray] | None, b: list[np.ndarray] | None) -> str:
+    """One-sided Mann-Whitney U p-value that the final values of ``a`` lie below ``b``'s."""
+    if not a or not b:
+        return "-"
+    return f"{mannwhitneyu([c[-1] for c in a], [c[-1] for c in b], alternative='less').pvalue:.3f}"
+
+
 def fig4() -> list[str]:
     runs, cfg = load("fig4_bull")
     g = group(runs)
@@ -164,12 +171,12 @@ def fig4() -> list[str]:
         "## Figure 4: BKOP versus Bull's non-adaptive batch (§9)",
         "",
         f"Budget {cfg.budget}, seeds {cfg.seeds} (paper: 30 runs). Final simple regret, "
-        "mean +- SEM.",
+        "mean +- SEM; p = one-sided Mann-Whitney U p-value of BKOP < Bull.",
         "",
         "![Figure 4](fig4_bull.png)",
         "",
-        "| function | L | BKOP | Bull |",
-        "|---|---|---|---|",
+        "| function | L | BKOP | Bull | p |",
+        "|---|---|---|---|---|",
     ]
     i = 0
     for prob in problems:
@@ -192,6 +199,7 @@ def fig4() -> list[str]:
             ax.set_ylabel("simple regret")
             ax.set_yscale("log")
             ax.legend(fontsize=7)
+            cells.append(one_sided(g.get((prob, "BKOP", L)), g.get((prob, "Bull", L))))
             lines.append(f"| {prob} | {L} | {' | '.join(cells)} |")
     fig.tight_layout()
     fig.savefig(OUT / "fig4_bull.png", dpi=100)
@@ -210,10 +218,11 @@ def fig5() -> list[str]:
         lines += [
             f"### {cfg.problems[0].label}",
             "",
-            f"Budget {cfg.budget}, seeds {cfg.seeds}. Final best {ylabel} (mean +- SEM).",
+            f"Budget {cfg.budget}, seeds {cfg.seeds}. Final best {ylabel} (mean +- SEM); "
+            "p = one-sided Mann-Whitney U p-value of BKOP < baseline.",
             "",
-            "| L | BKOP | GP-BUCB | GP-UCB-PE |",
-            "|---|---|---|---|",
+            "| L | BKOP | GP-BUCB | GP-UCB-PE | p vs GP-BUCB | p vs GP-UCB-PE |",
+            "|---|---|---|---|---|---|",
         ]
         for L in (5, 10):
             ax = axes[i]
@@ -233,6 +242,8 @@ def fig5() -> list[str]:
             ax.set_xlabel("evaluations")
             ax.set_ylabel(f"best {ylabel}")
             ax.legend(fontsize=7)
+            for m in ("GP-BUCB", "GP-UCB-PE"):
+                cells.append(one_sided(g.get((prob, "BKOP", L)), g.get((prob, m, L))))
             lines.append(f"| {L} | {' | '.join(cells)} |")
         lines.append("")
     fig.tight_layout()
@@ -252,8 +263,9 @@ def main() -> None:
         "Commands: `sh benchmarks/batch_bo/run.sh` (runs every config with "
         "`isoline bench ... --workers 2` under `nice -n 10`, then this script: "
         "`.venv/bin/python benchmarks/batch_bo/summarize.py`).  ",
-        f"Summary written at commit `{commit}`. Per-config reports with wall times: "
-        "fig1_synthetic/, fig4_bull/, fig5_push/, fig5_hpo/.",
+        f"Summary written at commit `{commit}`; each per-config report (fig1_synthetic/, "
+        "fig4_bull/, fig5_push/, fig5_hpo/, with wall times) names the commit its runs "
+        "were made at.",
         "All methods: ARD Matern-5/2 GP (marginal-likelihood hyperparameters), noise-free "
         "setting, acquisition maximized by the gradient optimizer (isoline default, see "
         "acq_optimizers.md; here 10 L-BFGS-B restarts from 512 raw samples for every "
