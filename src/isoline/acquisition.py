@@ -29,14 +29,15 @@ from collections.abc import Mapping
 
 import numpy as np
 import torch
-from botorch.acquisition import AcquisitionFunction
+from botorch.acquisition import AcquisitionFunction, UpperConfidenceBound
+from botorch.models.model import Model
 from botorch.exceptions.warnings import BadInitialCandidatesWarning, OptimizationWarning
 from botorch.optim import optimize_acqf
 from torch.quasirandom import SobolEngine
 
 from isoline.models.gp import limit_threads
 
-__all__ = ["maximize", "outside_range_unit", "unit_bounds"]
+__all__ = ["RelativeFloorUCB", "maximize", "outside_range_unit", "unit_bounds", "y_unit"]
 
 DTYPE = torch.float64
 #: raw points evaluated per call in the fallback search
@@ -194,6 +195,25 @@ def outside_range_unit(scale: float) -> float:
     if not math.isfinite(scale) or scale <= 0.0 or lo <= scale <= hi:
         return 1.0
     return float(2.0 ** round(math.log2(scale)))
+
+
+def y_unit(model: Model) -> float:
+    """:func:`outside_range_unit` of the standard deviation ``model`` standardizes ``y``
+    with (1 for a model without an outcome transform)."""
+    tf = getattr(model, "outcome_transform", None)
+    return 1.0 if tf is None else outside_range_unit(float(tf.stdvs.reshape(-1)[0]))
+
+
+class RelativeFloorUCB(UpperConfidenceBound):
+    """BoTorch's analytic ``UpperConfidenceBound`` with its variance floor (1e-12 in the
+    units of ``y``) scaled by :func:`y_unit`, so that it acts alike at every scale of
+    ``y``; identical to BoTorch's for ``y`` of ordinary scale."""
+
+    def _mean_and_sigma(
+        self, X: torch.Tensor, compute_sigma: bool = True, min_var: float = 1e-12
+    ) -> tuple[torch.Tensor, torch.Tensor | None]:
+        floor = min_var * y_unit(self.model) ** 2
+        return super()._mean_and_sigma(X, compute_sigma=compute_sigma, min_var=floor)
 
 
 def _value(acqf: AcquisitionFunction, X: torch.Tensor) -> float:

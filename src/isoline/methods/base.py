@@ -26,7 +26,7 @@ from threadpoolctl import threadpool_limits
 from isoline.designs import initial_design
 from isoline.models.gp import limit_threads
 
-__all__ = ["Method", "single_threaded"]
+__all__ = ["Method", "single_threaded", "variance_floor"]
 
 
 @contextlib.contextmanager
@@ -38,6 +38,33 @@ def single_threaded() -> Iterator[None]:
     on a shared machine (numpy ``eigh`` of 30 x 30: 31 ms instead of < 1 ms).
     """
     with limit_threads(1), threadpool_limits(limits=1):
+        yield
+
+
+#: GPyTorch's floor on posterior variances in float64, made for ``y`` of order one
+_MIN_VARIANCE = 1e-10
+
+
+@contextlib.contextmanager
+def variance_floor(y: np.ndarray) -> Iterator[None]:
+    """Scale GPyTorch's absolute floor on posterior variances with ``y``'s spread.
+
+    GPyTorch clamps every posterior variance at 1e-10 in the units of ``y``; for an
+    objective of scale 1e-9 that floor exceeds the real variances and sets the
+    exploration terms. Where the standard deviation of the finite ``y`` lies outside
+    ``[1e-3, 1e3]`` the floor is multiplied by the square of the power of two nearest
+    it (:func:`isoline.acquisition.outside_range_unit`); otherwise nothing changes.
+    """
+    from gpytorch.settings import min_variance
+
+    from isoline.acquisition import outside_range_unit
+
+    finite = y[np.isfinite(y)]
+    unit = outside_range_unit(float(np.std(finite))) if finite.size > 1 else 1.0
+    if unit == 1.0:
+        yield
+        return
+    with min_variance(double_value=_MIN_VARIANCE * unit**2):
         yield
 
 
@@ -110,7 +137,7 @@ class Method:
         elif self.needs_data and np.isfinite(self.y).sum() < 2:
             X = self.rng.random((q, self.dim))
         else:
-            with single_threaded():
+            with single_threaded(), variance_floor(self.y):
                 X = np.asarray(self.propose(q), dtype=float)
             if X.shape != (q, self.dim):
                 raise RuntimeError(

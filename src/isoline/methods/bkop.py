@@ -37,7 +37,7 @@ import torch
 from botorch.acquisition import AcquisitionFunction
 from botorch.models.model import Model
 
-from isoline.acquisition import maximize
+from isoline.acquisition import maximize, y_unit
 from isoline.methods.base import Method
 from isoline.models.gp import GP, KERNELS, fit_gp
 from isoline.registry import register
@@ -82,14 +82,15 @@ class BatchKernelAcquisition(AcquisitionFunction):
     def __init__(self, model: Model, weight: float = 1.0) -> None:
         super().__init__(model)
         self.weight = float(weight)
+        self.eps = _EPS * y_unit(model) ** 2  # the floor follows the scale of y
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:
         post = self.model.posterior(X)
         mean = post.mean.squeeze(-1)  # (b, L)
         C = post.distribution.covariance_matrix  # (b, L, L)
         L = X.shape[-2]
-        tr = torch.diagonal(C, dim1=-2, dim2=-1).sum(-1).clamp_min(_EPS)
-        tot = C.sum(dim=(-2, -1)).clamp_min(_EPS)
+        tr = torch.diagonal(C, dim1=-2, dim2=-1).sum(-1).clamp_min(self.eps)
+        tot = C.sum(dim=(-2, -1)).clamp_min(self.eps)
         spread = 2.0 * torch.sqrt(tr / L) - torch.sqrt(tot) / L
         return -mean.mean(-1) + self.weight * spread
 

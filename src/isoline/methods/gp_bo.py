@@ -14,7 +14,6 @@ import math
 import numpy as np
 import torch
 from botorch.acquisition import (
-    UpperConfidenceBound,
     qLogExpectedImprovement,
     qUpperConfidenceBound,
 )
@@ -22,7 +21,7 @@ from botorch.acquisition.logei import TAU_MAX, TAU_RELU
 from botorch.acquisition.thompson_sampling import PathwiseThompsonSampling
 from torch.quasirandom import SobolEngine
 
-from isoline.acquisition import maximize, outside_range_unit
+from isoline.acquisition import RelativeFloorUCB, maximize, outside_range_unit
 from isoline.methods.base import Method
 from isoline.models.gp import GP, KERNELS, fit_gp, limit_threads
 from isoline.registry import register
@@ -132,7 +131,7 @@ def srinivas_beta(t: int, d: int, delta: float = 0.1) -> float:
 class GPUCB(_GPMethod):
     """GP-UCB (Srinivas et al. 2010) on ``-f``: maximize ``mu(x) + sqrt(beta) sigma(x)``.
 
-    ``q = 1`` uses analytic ``UpperConfidenceBound``; ``q > 1`` uses BoTorch's MC
+    ``q = 1`` uses analytic UCB (:class:`~isoline.acquisition.RelativeFloorUCB`); ``q > 1`` uses BoTorch's MC
     ``qUpperConfidenceBound`` (Wilson et al. 2017), optimized jointly.
 
     Options:
@@ -181,9 +180,9 @@ class GPUCB(_GPMethod):
         with self.torch_rng(), limit_threads():
             gp, _ = self._fit_negated()
             if q == 1:
-                acqf = UpperConfidenceBound(gp.model, beta=beta, posterior_transform=gp.standardizer)
+                acqf = RelativeFloorUCB(gp.model, beta=beta)
             else:
-                acqf = qUpperConfidenceBound(gp.model, beta=beta, posterior_transform=gp.standardizer)
+                acqf = qUpperConfidenceBound(gp.model, beta=beta)
             return self._maximize(acqf, q)
 
 

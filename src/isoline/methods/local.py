@@ -35,7 +35,7 @@ from botorch.models.model import Model
 from botorch.utils.transforms import t_batch_mode_transform
 from torch.quasirandom import SobolEngine
 
-from isoline.acquisition import maximize
+from isoline.acquisition import maximize, y_unit
 from isoline.methods.base import Method
 from isoline.models.gp import GP, KERNELS, fit_gp
 
@@ -359,9 +359,7 @@ class NegUCB(AnalyticAcquisitionFunction):
     def __init__(self, model: Model, beta: float) -> None:
         super().__init__(model)
         self.beta = float(beta)
-        tf = getattr(model, "outcome_transform", None)
-        y_var = float(tf.stdvs.reshape(-1)[0]) ** 2 if tf is not None else 1.0
-        self.min_var = 1e-12 * y_var  # BoTorch's floor, relative to the scale of y
+        self.min_var = 1e-12 * y_unit(model) ** 2  # BoTorch's floor, following y's scale
 
     @t_batch_mode_transform(expected_q=1)
     def forward(self, X: torch.Tensor) -> torch.Tensor:

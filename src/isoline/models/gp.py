@@ -32,7 +32,6 @@ import torch
 from botorch.exceptions.errors import ModelFittingError
 from botorch.fit import fit_gpytorch_mll
 from botorch.models import SingleTaskGP
-from botorch.acquisition.objective import ScalarizedPosteriorTransform
 from botorch.models.transforms.outcome import Standardize
 from botorch.models.utils.gpytorch_modules import (
     get_covar_module_with_dim_scaled_prior,
@@ -125,22 +124,6 @@ class GP:
         return float(self.model.outcome_transform.stdvs.reshape(-1)[0])
 
     _y_scale = y_scale
-
-    @property
-    def standardizer(self) -> ScalarizedPosteriorTransform:
-        """Posterior transform to the standardized units the model was fitted in.
-
-        Acquisition functions built with it see values of order one whatever the scale of
-        ``y``, so BoTorch's absolute numerical floors (e.g. the minimum variance 1e-12 of
-        analytic acquisitions) act the same at every scale; an affine map with a positive
-        slope leaves every maximizer unchanged.
-        """
-        tf = self.model.outcome_transform
-        mean = float(tf.means.reshape(-1)[0])
-        std = float(tf.stdvs.reshape(-1)[0])
-        return ScalarizedPosteriorTransform(
-            weights=torch.tensor([1.0 / std], dtype=DTYPE), offset=-mean / std
-        )
 
     @property
     def lengthscales(self) -> np.ndarray:
