@@ -403,3 +403,13 @@ def test_a_box_too_wide_to_represent_is_refused() -> None:
 def test_random_search_does_not_repeat_its_initial_design() -> None:
     res = iso.minimize(sphere, box(), "random", budget=12, seed=0, n_init=6, batch_size=3)
     assert len({x.tobytes() for x in res.x_iters}) == 12
+
+
+def test_la_minucb_sees_no_negative_variances_at_tiny_scales() -> None:
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = iso.minimize(lambda x: 1e-12 * sphere(x), box(), "la-minucb", budget=10, seed=0, n_init=4)
+    assert not [w for w in caught if "negative variance" in str(w.message).lower()]
+    assert res.n_failed == 0
