@@ -410,6 +410,6 @@ def test_la_minucb_sees_no_negative_variances_at_tiny_scales() -> None:
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        res = iso.minimize(lambda x: 1e-12 * sphere(x), box(), "la-minucb", budget=10, seed=0, n_init=4)
+        res = iso.minimize(lambda x: 1e-12 * sphere(x), box(), "la-minucb", budget=7, seed=0, n_init=4)
     assert not [w for w in caught if "negative variance" in str(w.message).lower()]
     assert res.n_failed == 0
