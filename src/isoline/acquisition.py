@@ -29,7 +29,11 @@ from collections.abc import Mapping
 
 import numpy as np
 import torch
-from botorch.acquisition import AcquisitionFunction, UpperConfidenceBound
+from botorch.acquisition import (
+    AcquisitionFunction,
+    LogExpectedImprovement,
+    UpperConfidenceBound,
+)
 from botorch.models.model import Model
 from botorch.exceptions.warnings import BadInitialCandidatesWarning, OptimizationWarning
 from botorch.optim import optimize_acqf
@@ -37,7 +41,7 @@ from torch.quasirandom import SobolEngine
 
 from isoline.models.gp import limit_threads
 
-__all__ = ["RelativeFloorUCB", "maximize", "outside_range_unit", "unit_bounds", "y_unit"]
+__all__ = ["RelativeFloorLogEI", "RelativeFloorUCB", "maximize", "outside_range_unit", "unit_bounds", "y_unit"]
 
 DTYPE = torch.float64
 #: raw points evaluated per call in the fallback search
@@ -199,21 +203,32 @@ def outside_range_unit(scale: float) -> float:
 
 def y_unit(model: Model) -> float:
     """:func:`outside_range_unit` of the standard deviation ``model`` standardizes ``y``
-    with (1 for a model without an outcome transform)."""
+    with: its outcome transform's, or a ``y_std`` attribute (1 if it has neither)."""
     tf = getattr(model, "outcome_transform", None)
-    return 1.0 if tf is None else outside_range_unit(float(tf.stdvs.reshape(-1)[0]))
+    if tf is not None:
+        return outside_range_unit(float(tf.stdvs.reshape(-1)[0]))
+    std = getattr(model, "y_std", None)
+    return 1.0 if std is None else outside_range_unit(float(std))
 
 
-class RelativeFloorUCB(UpperConfidenceBound):
-    """BoTorch's analytic ``UpperConfidenceBound`` with its variance floor (1e-12 in the
-    units of ``y``) scaled by :func:`y_unit`, so that it acts alike at every scale of
-    ``y``; identical to BoTorch's for ``y`` of ordinary scale."""
+class _RelativeFloor:
+    """Mixin for BoTorch's analytic acquisitions: their variance floor (1e-12 in the units
+    of ``y``) scaled by :func:`y_unit`, so that it acts alike at every scale of ``y``;
+    identical to BoTorch's for ``y`` of ordinary scale."""
 
     def _mean_and_sigma(
         self, X: torch.Tensor, compute_sigma: bool = True, min_var: float = 1e-12
     ) -> tuple[torch.Tensor, torch.Tensor | None]:
-        floor = min_var * y_unit(self.model) ** 2
-        return super()._mean_and_sigma(X, compute_sigma=compute_sigma, min_var=floor)
+        floor = min_var * y_unit(self.model) ** 2  # type: ignore[attr-defined]
+        return super()._mean_and_sigma(X, compute_sigma=compute_sigma, min_var=floor)  # type: ignore[misc]
+
+
+class RelativeFloorUCB(_RelativeFloor, UpperConfidenceBound):
+    """BoTorch's analytic ``UpperConfidenceBound`` with a scale-relative variance floor."""
+
+
+class RelativeFloorLogEI(_RelativeFloor, LogExpectedImprovement):
+    """BoTorch's analytic ``LogExpectedImprovement`` with a scale-relative variance floor."""
 
 
 def _value(acqf: AcquisitionFunction, X: torch.Tensor) -> float:

@@ -5,7 +5,7 @@ as in the NeuralBO paper (§7) with pybnn's defaults (model: :mod:`isoline.model
 
 Each iteration retrains the network from scratch (as pybnn does) on all observations,
 fits ``alpha, beta`` by marginal likelihood, and maximizes expected improvement over the
-best observed value with BoTorch (``LogExpectedImprovement`` for one point,
+best observed value with BoTorch (analytic LogEI for one point,
 ``qLogExpectedImprovement`` on the joint BLR posterior for a batch, its points chosen
 greedily one at a time with the earlier ones pending; the shared
 :func:`isoline.acquisition.maximize`: ``optimize_acqf`` with Sobol raw samples and L-BFGS-B
@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import numpy as np
 import torch
-from botorch.acquisition import LogExpectedImprovement, qLogExpectedImprovement
+from botorch.acquisition import qLogExpectedImprovement
+from botorch.acquisition.logei import TAU_MAX, TAU_RELU
 from botorch.acquisition.objective import ScalarizedPosteriorTransform
 
-from isoline.acquisition import maximize
+from isoline.acquisition import RelativeFloorLogEI, maximize, y_unit
 from isoline.methods.base import Method
 from isoline.methods.neuralbo import check_count, check_positive, torch_generator
 from isoline.models.dngo import DNGO, DTYPE
@@ -75,10 +76,11 @@ class DNGOMethod(Method):
         )
         best = float(np.min(y))
         if q == 1:
-            acq = LogExpectedImprovement(model, best_f=best, maximize=False)
+            acq = RelativeFloorLogEI(model, best_f=best, maximize=False)
         else:
+            unit = y_unit(model)  # LogEI's smoothing widths are absolute
             acq = qLogExpectedImprovement(
-                model, best_f=-best,
+                model, best_f=-best, tau_max=TAU_MAX * unit, tau_relu=TAU_RELU * unit,
                 posterior_transform=ScalarizedPosteriorTransform(torch.tensor([-1.0], dtype=DTYPE)),
             )
         with self.torch_rng():
