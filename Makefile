@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.isoline-installed
 
-.PHONY: venv demo test clean
+.PHONY: venv demo test lint clean
 
 venv: $(STAMP)
 
@@ -22,6 +22,9 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest -n 2 -p no:cacheprovider --timeout=900
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check src tests benchmarks
 
 clean:
 	rm -rf $(VENV) demo-report demo.db

@@ -68,7 +68,7 @@ def main() -> None:
     lines = [
         "# BKOP acquisition: CMA-ES versus gradient",
         "",
-        f"Command: `nice -n 10 .venv/bin/python benchmarks/batch_bo/acq_optimizers.py`  ",
+        "Command: `nice -n 10 .venv/bin/python benchmarks/batch_bo/acq_optimizers.py`  ",
         f"git commit: {_commit()}  ",
         f"States: functions {FUNCTIONS} (d = 6), seeds {list(SEEDS)}, 40 points "
         "(20 lattice + 20 uniform), noise-free GP; every optimizer starts from the same GP.",

@@ -22,8 +22,9 @@ import numpy as np
 import torch
 
 torch.set_num_threads(1)
-import isoline as iso  # noqa: E402
 from botorch.sampling.qmc import NormalQMCEngine  # noqa: E402
+
+import isoline as iso  # noqa: E402
 from isoline.acquisition import maximize  # noqa: E402
 from isoline.methods.la_minucb import DTYPE, LookaheadUCB  # noqa: E402
 from isoline.methods.local import box_around, sobol_box  # noqa: E402

@@ -1,8 +1,15 @@
 """CPU seconds per ask and per algorithm iteration on gp-sample (fixed GP hypers)."""
-import time, sys, json, numpy as np, torch
+import json
+import sys
+import time
+
+import numpy as np
+import torch
+
 torch.set_num_threads(1)
 import isoline as iso
 from isoline.problems.gp_sample import lengthscale_range
+
 method, d, budget, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 extra = eval(sys.argv[5]) if len(sys.argv) > 5 else {}
 p = iso.problems.get("gp-sample", dim=d, seed=seed, variant="interpolating")
@@ -21,7 +28,9 @@ for i in range(budget):
     X = opt.ask()
     cpu.append(time.process_time() - t)
     it.append(getattr(m, "iteration", i))
-    y, info = p(X[0]); opt.tell(X, [y]); nf.append(info["noise_free"])
+    y, info = p(X[0])
+    opt.tell(X, [y])
+    nf.append(info["noise_free"])
 cpu, it = np.array(cpu), np.array(it)
 per_it = [cpu[it == k].sum() for k in np.unique(it)]
 best = np.minimum.accumulate(nf)

@@ -34,8 +34,8 @@ from botorch.acquisition import (
     LogExpectedImprovement,
     UpperConfidenceBound,
 )
-from botorch.models.model import Model
 from botorch.exceptions.warnings import BadInitialCandidatesWarning, OptimizationWarning
+from botorch.models.model import Model
 from botorch.optim import optimize_acqf
 from torch.quasirandom import SobolEngine
 

@@ -179,7 +179,7 @@ class Store:
                 uri, timeout=timeout, isolation_level=None, uri=readonly and not memory,
                 check_same_thread=False,
             )  # fmt: skip
-            self.conn.execute("PRAGMA busy_timeout = %d" % int(timeout * 1000))
+            self.conn.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
             tables = _tables(self.conn)
         except sqlite3.DatabaseError as e:
             raise StoreError(f"{self.path} is not a SQLite database: {e}") from None

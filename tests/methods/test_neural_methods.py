@@ -179,7 +179,7 @@ def test_trajectory_does_not_depend_on_the_torch_thread_count() -> None:
             torch.set_num_threads(threads)
             prob = iso.problems.get("ackley", dim=10, noise_std="1%range", seed=100, bounds=(-32.768, 32.768))
             res = iso.minimize(
-                lambda x: prob(x), prob.space, "neuralbo", budget=30, seed=100, progress=False,
+                lambda x, prob=prob: prob(x), prob.space, "neuralbo", budget=30, seed=100, progress=False,
                 n_init=10, nu=0.1, n_candidates=10000,
             )  # fmt: skip
             assert torch.get_num_threads() == threads  # restored after every ask/tell

@@ -18,7 +18,7 @@ cocoex = pytest.importorskip("cocoex")
 def test_every_function_matches_cocoex_and_its_optimum(function: int) -> None:
     p = problems.get("bbob", dim=3, function=function, seed=0)
     ref = cocoex.BareProblem("bbob", function, 3, 1)
-    assert p.instance == 1 and p.coco_id == "bbob_f%03d_i01_d03" % function
+    assert p.instance == 1 and p.coco_id == f"bbob_f{function:03d}_i01_d03"
     x = np.array([1.0, -2.0, 0.5])
     assert p(x) == pytest.approx(ref(x), rel=1e-12)
     assert p.optimum == ref.best_value()

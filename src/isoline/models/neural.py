@@ -144,10 +144,10 @@ def _active_layers(weights: Sequence[Tensor]) -> list[int]:
     """
     active: list[int] = []
     zero_above = False
-    for l in range(len(weights) - 1, -1, -1):
+    for k in range(len(weights) - 1, -1, -1):
         if not zero_above:
-            active.append(l)
-        zero_above = zero_above or not bool(torch.any(weights[l] != 0))
+            active.append(k)
+        zero_above = zero_above or not bool(torch.any(weights[k] != 0))
     return sorted(active)
 
 
@@ -163,9 +163,9 @@ def ntk_factors(weights: Sequence[Tensor], Z: Tensor) -> list[tuple[Tensor, Tens
         acts.append(torch.relu(pre[-1]))
     L = len(weights)
     deltas: dict[int, Tensor] = {L - 1: torch.full((Z.shape[0], 1), math.sqrt(_width(weights)), dtype=Z.dtype)}
-    for l in range(L - 2, active[0] - 1, -1):  # back-propagate only as far as needed
-        deltas[l] = torch.where(pre[l] > 0, deltas[l + 1] @ weights[l + 1], 0.0)
-    return [(deltas[l], acts[l]) for l in active]
+    for k in range(L - 2, active[0] - 1, -1):  # back-propagate only as far as needed
+        deltas[k] = torch.where(pre[k] > 0, deltas[k + 1] @ weights[k + 1], 0.0)
+    return [(deltas[k], acts[k]) for k in active]
 
 
 def weight_gradients(weights: Sequence[Tensor], Z: Tensor) -> Tensor:
