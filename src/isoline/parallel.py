@@ -297,6 +297,7 @@ class DaskExecutor(cf.Executor):
             self.cluster.close()
 
 
+_NO_DASK = 'a Dask executor needs the "distributed" extra: pip install "isoline[distributed]"'
 #: seconds :func:`dask_client` waits for a scheduler before raising ConnectionError
 DASK_CONNECT_TIMEOUT = 10.0
 #: URL schemes of Dask scheduler addresses accepted as ``executor`` strings
@@ -346,7 +347,10 @@ def make_executor(executor: Any, workers: int) -> tuple[Any, bool]:
 
 
 def _local_dask(workers: int) -> DaskExecutor:
-    from dask.distributed import Client, LocalCluster
+    try:
+        from dask.distributed import Client, LocalCluster
+    except ImportError as e:
+        raise ImportError(_NO_DASK) from e
 
     cluster = LocalCluster(
         n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None
@@ -362,8 +366,8 @@ def dask_client(address: str, timeout: float | None = None) -> Any:
     timeout = DASK_CONNECT_TIMEOUT if timeout is None else timeout
     try:
         from dask.distributed import Client
-    except ImportError as e:  # pragma: no cover - dask is a dependency
-        raise ImportError('Dask is needed for a cluster: pip install "dask[distributed]"') from e
+    except ImportError as e:
+        raise ImportError(_NO_DASK) from e
     try:
         return Client(address, timeout=timeout)
     except (OSError, TimeoutError) as e:
