@@ -192,3 +192,13 @@ def test_dask_name_starts_and_stops_a_local_cluster() -> None:
     pytest.importorskip("dask.distributed")
     res = iso.minimize(sphere, BOX, "random", budget=4, batch_size=2, seed=0, executor="dask")
     assert res.status == ["ok"] * 4
+
+
+def test_dask_without_the_extra_names_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "dask.distributed", None)  # as if not installed
+    with pytest.raises(ImportError, match=r'pip install "isoline\[distributed\]"'):
+        parallel.make_executor("dask", 2)
+    with pytest.raises(ImportError, match="distributed"):
+        parallel.make_executor("tcp://127.0.0.1:1", 2)
