@@ -14,6 +14,7 @@ import pytest
 import torch
 from botorch.sampling.normal import SobolQMCNormalSampler
 
+import isoline as iso
 from isoline.models.gp import fit_gp
 from isoline.registry import make_method
 
@@ -271,3 +272,20 @@ def test_options_of_wrong_type_are_rejected() -> None:
         make_method("minucb", 3, b1=1.5)
     with pytest.raises(TypeError, match="beta"):
         make_method("la-minucb", 3, beta="three")
+
+
+
+def test_la_minucb_lookahead_region() -> None:
+    """With q = 1 and b = 2 the run is: x_0, two look-ahead points around x_0, a move x_3,
+    two around x_3, ... (Algorithm 2). "local" keeps them within delta of their centre."""
+    space = iso.Box([0.0, 0.0], [1.0, 1.0])
+    far = {}
+    for region in ("local", "cube"):
+        res = iso.minimize(lambda x: float(np.sum((x - 0.8) ** 2)), space, "la-minucb", budget=9,
+                           seed=0, n_init=1, delta=0.05, b=2, lookahead_region=region)  # fmt: skip
+        X = res.x_iters
+        far[region] = max(float(np.abs(X[c + k] - X[c]).max()) for c in (0, 3, 6) for k in (1, 2))
+    assert far["local"] <= 0.05 + 1e-9
+    assert far["cube"] > 0.05
+    with pytest.raises(ValueError, match=r"lookahead_region must be one of \('local', 'cube'\)"):
+        iso.Optimizer(space, "la-minucb", lookahead_region="global")

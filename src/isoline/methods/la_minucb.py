@@ -104,6 +104,10 @@ class LookaheadUCB(AcquisitionFunction):
         return -ucb.mean(-1)
 
 
+#: choices of LA-MinUCB's ``lookahead_region``
+LOOKAHEAD_REGIONS = ("local", "cube")
+
+
 @register
 class LAMinUCB(LocalBO):
     """LA-MinUCB (MinUCB paper Algorithm 2).
@@ -121,6 +125,9 @@ class LAMinUCB(LocalBO):
             lengthscales away at d = 100 (measured), like the knowledge gradient.
         maxiter: L-BFGS-B iterations of the one-shot optimization (default 50; the
             dominant cost, see the benchmark notes).
+        lookahead_region: where the look-ahead points and fantasy minimizers are
+            optimized: ``"local"`` (default), the box ``x_t +- delta``; ``"cube"``, the whole
+            unit cube, the region the UCB move itself ranges over.
         See :class:`~isoline.methods.local.LocalBO` for the GP options.
     """
 
@@ -143,8 +150,14 @@ class LAMinUCB(LocalBO):
         noise: float | None = None,
         num_restarts: int = 5,
         raw_samples: int = 64,
+        lookahead_region: str = "local",
         **common: object,
     ) -> None:
+        if lookahead_region not in LOOKAHEAD_REGIONS:
+            raise ValueError(
+                f"lookahead_region must be one of {LOOKAHEAD_REGIONS}, got {lookahead_region!r}"
+            )
+        self.lookahead_region = lookahead_region
         super().__init__(
             dim, n_max=n_max, kernel=kernel, lengthscale=lengthscale, outputscale=outputscale,
             noise=noise, num_restarts=num_restarts, raw_samples=raw_samples, **common,
@@ -186,26 +199,33 @@ class LAMinUCB(LocalBO):
     def _extend(self, k: int) -> list[np.ndarray]:
         return self._lookahead(k, self._untold())
 
+    def _region(self) -> np.ndarray:
+        """``(2, d)`` box of the look-ahead optimization (see ``lookahead_region``)."""
+        if self.lookahead_region == "cube":
+            return np.stack([np.zeros(self.dim), np.ones(self.dim)])
+        return box_around(self.center, self.delta)
+
     def _lookahead(self, n: int, pending: list[np.ndarray]) -> list[np.ndarray]:
         """``n`` look-ahead points (line 3) with ``pending`` points' values fantasized."""
         gp = self._fit()
         F, d = self.num_fantasies, self.dim
-        if gp is None:  # no finite value yet: space-filling points around x_t
-            return list(sobol_box(n, box_around(self.center, self.delta), self._seed()))
+        region = self._region()
+        if gp is None:  # no finite value yet: space-filling points in the region
+            return list(sobol_box(n, region, self._seed()))
         m = n + len(pending)
         with self.torch_rng() as seed:
             eps = NormalQMCEngine(m, seed=seed).draw(F, dtype=DTYPE)
             Xp = torch.as_tensor(np.array(pending), dtype=DTYPE) if pending else None
             acqf = LookaheadUCB(gp.model, self.beta, eps, gp.noise, Xp)
-            # raw one-shot candidates: Z from Sobol in x_t +- delta, fantasies at x_t
+            # raw one-shot candidates: Z from Sobol in the region, fantasies at x_t
             R = max(self.raw_samples, self.num_restarts)
-            Zr = sobol_box(R * n, box_around(self.center, self.delta), seed).reshape(R, n, d)
+            Zr = sobol_box(R * n, region, seed).reshape(R, n, d)
             raw = np.concatenate([Zr, np.broadcast_to(self.center, (R, F, d))], axis=1)
             with torch.no_grad():
                 vals = acqf(torch.as_tensor(raw)).numpy()
             top = np.argsort(-np.where(np.isfinite(vals), vals, -np.inf), kind="stable")
             X, self.last_value = maximize(
-                acqf, d, n + F, bounds=box_around(self.center, self.delta),
+                acqf, d, n + F, bounds=region,
                 initial_conditions=raw[top[: self.num_restarts]],
                 options={"maxiter": self.maxiter},
             )
