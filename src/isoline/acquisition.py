@@ -14,9 +14,10 @@ Boltzmann-sampled Sobol raw points, Balandat et al. 2020, BoTorch §4/Appendix) 
   little value) is replaced by the raw Sobol point that maximizes the batch's value,
 * does not depend on the objective's units: L-BFGS-B's stopping tolerances are absolute,
   so an acquisition in the units of an objective of scale 1e-9 (UCB, a posterior mean)
-  would stop at its starting points. When the acquisition's spread over a fixed Sobol
-  probe lies outside ``[1e-3, 1e3]`` it is divided by the power of two nearest that
-  spread (exact in floating point, so the maximizer is unchanged).
+  would stop at its starting points. When the model's ``y`` has a standard deviation
+  outside ``[1e-3, 1e3]`` and the acquisition's spread over a fixed Sobol probe does too,
+  the acquisition is divided by the power of two nearest that spread (exact in floating
+  point, so the maximizer is unchanged).
 
 BoTorch maximizes: pass acquisition functions of the negated objective.
 """
@@ -177,9 +178,13 @@ class _Rescaled(AcquisitionFunction):
 def _in_range(
     acqf: AcquisitionFunction, B: torch.Tensor, q: int, ff: dict[int, float] | None
 ) -> AcquisitionFunction:
-    """``acqf``, or ``acqf`` divided by a power of two if its spread over a fixed Sobol
-    probe is outside :data:`_SPREAD_RANGE`. The probe draws nothing from torch's
-    generator, so acquisitions already in range are optimized exactly as before."""
+    """``acqf``, or, when the model's ``y`` is of extreme scale (:func:`y_unit` not 1),
+    ``acqf`` divided by a power of two if its spread over a fixed Sobol probe is outside
+    :data:`_SPREAD_RANGE`. For ``y`` of ordinary scale nothing is evaluated, so the
+    optimization is exactly the one without this step."""
+    model = getattr(acqf, "model", None)
+    if model is None or y_unit(model) == 1.0:
+        return acqf
     d = B.shape[1]
     U = SobolEngine(q * d, scramble=True, seed=0).draw(_PROBE, dtype=DTYPE)
     Xp = B[0] + (B[1] - B[0]) * U.reshape(_PROBE, q, d)
