@@ -24,6 +24,7 @@ BoTorch maximizes: pass acquisition functions of the negated objective.
 
 from __future__ import annotations
 
+import copy
 import math
 import warnings
 from collections.abc import Mapping
@@ -190,7 +191,8 @@ def _in_range(
     Xp = B[0] + (B[1] - B[0]) * U.reshape(_PROBE, q, d)
     for j, v in (ff or {}).items():
         Xp[..., j] = v
-    v = _values(acqf, Xp)
+    with torch.random.fork_rng(devices=[]):  # samplers may draw their seeds lazily
+        v = _values(copy.deepcopy(acqf), Xp)  # a copy: evaluating fills the model's caches
     v = v[torch.isfinite(v)]
     unit = outside_range_unit(float(v.std()) if v.numel() > 1 else 0.0)
     return acqf if unit == 1.0 else _Rescaled(acqf, unit)
