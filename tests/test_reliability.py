@@ -21,8 +21,8 @@ import pytest
 import torch
 
 import isoline as iso
-from isoline.optimizer import ObjectiveError
 from isoline.registry import get_method
+from isoline.runs import ObjectiveError
 from isoline.store import Store, StoreError
 
 DRIVER = Path(__file__).with_name("reliability_driver.py")

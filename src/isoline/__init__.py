@@ -6,14 +6,16 @@
 """
 
 from isoline import designs, problems
-from isoline.optimizer import Optimizer, Result, minimize
+from isoline.optimizer import Optimizer, Result
 from isoline.registry import MethodInfo, methods
+from isoline.runs import ObjectiveError, minimize
 from isoline.space import Box
 from isoline.store import Store, StoreError
 
 __all__ = [
     "Box",
     "MethodInfo",
+    "ObjectiveError",
     "Optimizer",
     "Result",
     "Store",

@@ -230,7 +230,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         previous = signal.signal(signal.SIGTERM, _interrupt)
     else:
         previous = None
-    from isoline.optimizer import ObjectiveError
+    from isoline.runs import ObjectiveError
     from isoline.store import StoreError
 
     try:

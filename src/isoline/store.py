@@ -7,7 +7,7 @@ many times its evaluation was started.
 
 The store holds data only: no method state is serialized. A study resumes by *replaying*
 its stored history through a fresh optimizer of the same seed (see
-:mod:`isoline.optimizer`), so opening a file received from someone else cannot run code,
+:mod:`isoline.runs`), so opening a file received from someone else cannot run code,
 and the resumed trajectory is the uninterrupted one in any process. The replay protocol is
 recorded per study (:data:`RESUME_FORMATS`); a study written with an unknown one is refused.
 

@@ -82,7 +82,7 @@ def resolve_options(options: dict[str, Any], problem: Any) -> dict[str, Any]:
 
 def run_one(spec: RunSpec, storage: str) -> RunSummary:
     """Run (or resume, or skip if finished) one study of a benchmark."""
-    from isoline.optimizer import minimize
+    from isoline.runs import minimize
 
     t0 = time.time()
     with Store(storage) as store:

@@ -1,0 +1,433 @@
+"""The optimization loop: :func:`minimize` with storage, resume, parallel evaluation and
+clean stops.
+
+A run owns its study through a store lease, replays the stored history into a fresh
+:class:`~isoline.optimizer.Optimizer` (no method state is ever read from a file), then asks,
+stores and evaluates batch after batch, committing each result as it arrives.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import threading
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from importlib import metadata
+from typing import Any
+
+import numpy as np
+
+from isoline.optimizer import Optimizer, Result
+from isoline.parallel import evaluate_batch, make_executor, shutdown_executor
+from isoline.space import Box
+from isoline.store import RESUME_FORMATS, Store, StoreError, StudyRecord, Trial
+
+__all__ = ["ObjectiveError", "minimize"]
+
+
+class ObjectiveError(RuntimeError):
+    """The objective failed in a way that makes going on pointless (see :func:`minimize`)."""
+
+
+def minimize(
+    f: Callable[[np.ndarray], Any],
+    space: Box,
+    method: str = "gp-ei",
+    budget: int = 50,
+    seed: int = 0,
+    batch_size: int = 1,
+    executor: Any = None,
+    storage: str | os.PathLike[str] | Store | None = None,
+    study: str | None = None,
+    progress: bool = False,
+    callback: Callable[[Result], bool | None] | None = None,
+    raise_on_error: bool = False,
+    n_init: int | None = None,
+    init: str | None = None,
+    max_attempts: int = 3,
+    max_initial_failures: int | None = 5,
+    **options: Any,
+) -> Result:
+    """Minimize ``f`` over ``space`` with ``budget`` evaluations.
+
+    Args:
+        f: objective taking one point ``(d,)`` in user units (a read-only array) and
+            returning a real number (int, float, a NumPy real scalar or 0-d array), or
+            ``(number, dict)`` whose dict is stored with the evaluation. An exception,
+            NaN, inf or a value of another type (str, bool, complex, ...) is recorded as a
+            failed evaluation with its reason, and the run goes on.
+        space: the search :class:`Box`.
+        method: registered method name; ``**options`` are its options.
+        budget: number of evaluations (failed ones count).
+        seed: the same seed gives the same trajectory.
+        batch_size: points asked and evaluated together.
+        executor: ``None`` (evaluate in this process, in order), ``"process"`` / ``"thread"``
+            (a pool of ``batch_size`` workers), ``"dask"`` (a local Dask cluster), a Dask
+            scheduler address ``"tcp://host:8786"``, or any object with a
+            ``concurrent.futures`` ``submit`` method (see :func:`parallel.make_executor`).
+            Worker processes started here end with the run, and with this process if it
+            is killed.
+        storage: SQLite file path (or a :class:`Store`) where every evaluation is committed
+            as it arrives; ``None`` keeps the run in memory.
+        study: name of the run in ``storage``. If it exists, the run resumes: its stored
+            history is replayed through a fresh optimizer (no code or object is loaded
+            from the file), finished evaluations are not repeated and the trajectory is
+            the uninterrupted one. One process runs a study at a time: a second one is
+            refused with :class:`StoreError` before it evaluates anything.
+        progress: show a progress bar (rich).
+        callback: called with the :class:`Result` so far after each batch; returning
+            ``True`` stops the run.
+        raise_on_error: re-raise the first failing evaluation's error (as RuntimeError)
+            after storing it.
+        max_attempts: an evaluation that was started this many times in this process
+            (``executor=None``) without finishing, because the process died during it (a
+            point that crashes the simulator), is recorded as failed on resume instead of
+            being run again.
+        max_initial_failures: if each of the first this many evaluations of this call
+            fails (e.g. an objective with a wrong signature), stop with
+            :class:`ObjectiveError` instead of spending the budget; ``None`` never stops.
+
+    If this process receives SIGTERM while the run is in progress (and no other SIGTERM
+    handler is installed), the run stops as after Ctrl-C: worker processes are stopped,
+    the store is closed, and the signal then ends the process as usual.
+    """
+    if not callable(f):
+        raise TypeError(f"f must be callable, got {type(f).__name__}")
+    if not isinstance(space, Box):
+        raise TypeError(f"space must be an isoline.Box, got {type(space).__name__}")
+    budget = _count(budget, "budget", 1)
+    max_attempts = _count(max_attempts, "max_attempts", 1)
+    if max_initial_failures is not None:
+        max_initial_failures = _count(max_initial_failures, "max_initial_failures", 1)
+    if callback is not None and not callable(callback):
+        raise TypeError("callback must be callable")
+    if storage is not None and not isinstance(storage, (str, os.PathLike, Store)):
+        raise TypeError(f"storage must be a file path, a Store or None, got {type(storage).__name__}")
+    opt = Optimizer(space, method, seed, batch_size, n_init=n_init, init=init, **options)
+    settings = _Settings(method, seed, batch_size, budget, _jsonable(dict(options, n_init=n_init, init=init)))
+    with _sigterm_ends_run():
+        own_store = not isinstance(storage, Store)
+        store = Store(":memory:" if storage is None else storage) if own_store else storage
+        assert isinstance(store, Store)
+        try:
+            run = _Run.open(store, study, opt, settings, max_attempts)
+            try:
+                pool, owned = make_executor(executor, opt.batch_size)
+                try:
+                    run.go(f, pool, progress, callback, raise_on_error, max_initial_failures)
+                except BaseException:
+                    if owned:
+                        shutdown_executor(pool, kill=True)
+                    raise
+                if owned:
+                    shutdown_executor(pool, kill=False)
+            finally:
+                run.lease.release()
+            return Result.from_trials(run.rec, store.trials(run.rec), store.path)
+        finally:
+            if own_store:
+                store.close()
+
+
+def _count(v: object, name: str, minimum: int) -> int:
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {v!r}")
+    return int(v)
+
+
+@dataclass(frozen=True)
+class _Settings:
+    """What a study is created with and must match on resume."""
+
+    method: str
+    seed: int
+    batch_size: int
+    budget: int
+    options: dict[str, Any]
+
+
+@dataclass
+class _Run:
+    """One call's view of a study: its record, lease, optimizer and the batch in flight."""
+
+    store: Store
+    rec: StudyRecord
+    lease: Any
+    opt: Optimizer
+    batch: int
+    todo: list[Trial]
+    done: list[Trial]
+    budget: int
+
+    @classmethod
+    def open(
+        cls, store: Store, study: str | None, opt: Optimizer, s: _Settings, max_attempts: int
+    ) -> _Run:
+        """Create or reopen a study, take its lease and replay its history into ``opt``."""
+        name = study if study is not None else f"{s.method}-seed{s.seed}-{uuid.uuid4().hex[:8]}"
+        rec = store.get_study(name)
+        if rec is None:
+            attrs = {"isoline": _version()}
+            rec = store.create_study(name, s.method, s.seed, s.batch_size, s.options,
+                                     opt.space.to_dict(), s.budget, attrs)  # fmt: skip
+        else:
+            _check_same_settings(rec, s, opt.space)
+        lease = store.acquire(rec)
+        try:
+            if rec.budget is None or s.budget > rec.budget:
+                store.set_budget(rec, s.budget)
+            trials = _abandon_crashed(store, rec, store.trials(rec), max_attempts)
+            batch, todo, done = _replay(opt, rec, trials)
+        except BaseException:
+            lease.release()
+            raise
+        return cls(store, rec, lease, opt, batch, todo, done, s.budget)
+
+    def go(
+        self,
+        f: Callable[[np.ndarray], Any],
+        pool: Any,
+        progress: bool,
+        callback: Callable[[Result], bool | None] | None,
+        raise_on_error: bool,
+        max_initial_failures: int | None,
+    ) -> None:
+        n_total = len(self.store.trials(self.rec))
+        bar = _Progress(progress, self.budget, n_total - len(self.todo), self.rec.name)
+        failures = _FailureWatch(max_initial_failures)
+        try:
+            if self.todo or self.done:
+                in_flight = sorted(self.todo + self.done, key=lambda t: t.number)
+                ys = {t.number: (np.nan if t.y is None else t.y) for t in self.done}
+                ys.update(self._evaluate(f, [t.x for t in self.todo], [t.number for t in self.todo],
+                                         pool, bar, raise_on_error, failures))  # fmt: skip
+                X = np.array([t.x for t in in_flight])
+                self.opt.tell(X, [ys[t.number] for t in in_flight])
+                if _stop(callback, self.store, self.rec):
+                    return
+            while n_total < self.budget:
+                q = min(self.opt.batch_size, self.budget - n_total)
+                X, U = self.opt.ask_with_unit(q)
+                self.batch += 1
+                numbers = self.store.add_batch(self.rec, self.batch, X, U)
+                n_total += q
+                ys = self._evaluate(f, list(X), numbers, pool, bar, raise_on_error, failures)
+                self.opt.tell(X, [ys[n] for n in numbers])
+                if _stop(callback, self.store, self.rec):
+                    return
+            self.store.mark_finished(self.rec)
+        finally:
+            bar.close()
+
+    def _evaluate(
+        self,
+        f: Callable[[np.ndarray], Any],
+        X: list[Any],
+        numbers: list[int],
+        pool: Any,
+        bar: _Progress,
+        raise_on_error: bool,
+        failures: _FailureWatch,
+    ) -> dict[int, float]:
+        ys: dict[int, float] = {}
+        if not numbers:
+            return ys
+        first_error: str | None = None
+
+        def started(rows: list[int]) -> None:
+            self.store.mark_started(self.rec, [numbers[i] for i in rows])
+
+        for i, out in evaluate_batch(f, np.array(X, dtype=float).reshape(len(X), -1), pool,
+                                     numbers, on_start=started):  # fmt: skip
+            self.store.record_result(self.rec, numbers[i], out.y, out.status, out.error,
+                                     out.info, out.started, out.finished)  # fmt: skip
+            ys[numbers[i]] = np.nan if out.y is None else out.y
+            bar.advance(out.y)
+            failures.add(out.status, out.error)
+            if out.status == "failed" and first_error is None:
+                first_error = out.error
+        if raise_on_error and first_error is not None:
+            raise RuntimeError(f"objective failed (raise_on_error=True): {first_error}")
+        failures.check()
+        return ys
+
+
+class _FailureWatch:
+    """Stops a call whose first ``limit`` evaluations all failed."""
+
+    def __init__(self, limit: int | None) -> None:
+        self.limit = limit
+        self.count = 0
+        self.any_ok = False
+        self.first: str | None = None
+
+    def add(self, status: str, error: str | None) -> None:
+        if status == "ok":
+            self.any_ok = True
+        elif not self.any_ok:
+            self.count += 1
+            self.first = self.first or error
+
+    def check(self) -> None:
+        if self.limit is not None and not self.any_ok and self.count >= self.limit:
+            raise ObjectiveError(
+                f"the first {self.count} evaluations all failed, so the run stops instead of "
+                f"spending its budget (max_initial_failures={self.limit}); the first error: "
+                f"{self.first}. Every evaluation is stored; fix the objective and run again"
+            )
+
+
+def _check_same_settings(rec: StudyRecord, s: _Settings, space: Box) -> None:
+    if rec.resume_format not in RESUME_FORMATS:
+        raise StoreError(
+            f"study {rec.name!r} was written with resume format {rec.resume_format!r}; this "
+            f"isoline continues {list(RESUME_FORMATS)}: upgrade isoline to resume it"
+        )
+    stored = (rec.method, rec.seed, rec.batch_size, rec.options, rec.space)
+    wanted = (s.method, s.seed, s.batch_size, s.options, space.to_dict())
+    if stored != wanted:
+        labels = ("method", "seed", "batch_size", "options", "space")
+        diff = [f"{k}: stored {a!r}, given {b!r}" for k, a, b in zip(labels, stored, wanted) if a != b]
+        raise StoreError(f"study {rec.name!r} exists with other settings ({'; '.join(diff)})")
+
+
+def _abandon_crashed(
+    store: Store, rec: StudyRecord, trials: list[Trial], max_attempts: int
+) -> list[Trial]:
+    """Record as failed the pending trials whose evaluation was started ``max_attempts``
+    times without finishing; return the trials as stored afterwards."""
+    crashed = [t for t in trials if t.status == "pending" and t.attempts >= max_attempts]
+    for t in crashed:
+        reason = (
+            f"evaluation started {t.attempts} times and never finished (the process running "
+            f"it died each time); recorded as failed after max_attempts={max_attempts}"
+        )
+        store.record_result(rec, t.number, None, "failed", reason, None,
+                            t.started or rec.created, t.started or rec.created)  # fmt: skip
+    return store.trials(rec) if crashed else trials
+
+
+def _replay(opt: Optimizer, rec: StudyRecord, trials: list[Trial]) -> tuple[int, list[Trial], list[Trial]]:
+    """Bring a fresh ``opt`` to the state after the study's last stored ``ask``.
+
+    Every stored batch is asked again (same sizes) and, but for the last one, told its
+    stored values; each re-asked point must equal the stored one, which checks that the
+    method reproduces the run. Returns the last batch's index and its unfinished and
+    finished trials.
+
+    Raises:
+        StoreError: the stored batches are not contiguous, or a re-asked point differs
+            from the stored one (another isoline version or non-reproducible method).
+    """
+    by_batch: dict[int, list[Trial]] = {}
+    for t in trials:
+        by_batch.setdefault(t.batch, []).append(t)
+    if sorted(by_batch) != list(range(rec.state_batch + 1)):
+        raise StoreError(
+            f"study {rec.name!r} has batches {sorted(by_batch)} but its record says the last "
+            f"one is {rec.state_batch}; the store was edited or is damaged"
+        )
+    for b in range(rec.state_batch + 1):
+        batch = by_batch[b]
+        X = opt.ask(len(batch))
+        stored = np.array([t.x for t in batch], dtype=float).reshape(X.shape)
+        if not np.array_equal(X, stored):
+            row = int(np.flatnonzero(~np.all(X == stored, axis=1))[0])
+            raise StoreError(
+                f"cannot resume study {rec.name!r}: replaying its history proposes trial "
+                f"{batch[row].number} at {X[row].tolist()} but the stored trial is at "
+                f"{stored[row].tolist()}. The study was written by isoline "
+                f"{rec.attrs.get('isoline', '< 0.1')} and this is {_version()}; the method "
+                "does not reproduce it. All its evaluations stay in the store; start a new "
+                "study to go on"
+            )
+        if b < rec.state_batch:
+            opt.tell(X, [np.nan if t.y is None else t.y for t in batch])
+    if rec.state_batch < 0:
+        return -1, [], []
+    last = by_batch[rec.state_batch]
+    return rec.state_batch, [t for t in last if t.status == "pending"], [
+        t for t in last if t.status != "pending"
+    ]
+
+
+def _stop(callback: Callable[[Result], bool | None] | None, store: Store, rec: StudyRecord) -> bool:
+    if callback is None:
+        return False
+    return bool(callback(Result.from_trials(rec, store.trials(rec), store.path)))
+
+
+def _jsonable(d: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = json.loads(
+        json.dumps(d, default=lambda o: o.tolist() if hasattr(o, "tolist") else repr(o))
+    )
+    return out
+
+
+def _version() -> str:
+    try:
+        return metadata.version("isoline")
+    except metadata.PackageNotFoundError:  # pragma: no cover - running from a source tree
+        return "unknown"
+
+
+class _Terminated(BaseException):
+    """Raised in the main thread by SIGTERM while :func:`minimize` runs."""
+
+
+@contextlib.contextmanager
+def _sigterm_ends_run() -> Iterator[None]:
+    """Turn SIGTERM into an exception for the enclosed run (so that its pools and store
+    are cleaned up), then end the process with SIGTERM's default action.
+
+    Only where SIGTERM has its default action and in the main thread: a handler the
+    program installed itself (the CLI's, a framework's) is left alone.
+    """
+    if (
+        threading.current_thread() is not threading.main_thread()
+        or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL
+    ):
+        yield
+        return
+
+    def handler(signum: int, frame: object) -> None:
+        raise _Terminated()
+
+    signal.signal(signal.SIGTERM, handler)
+    terminated = False
+    try:
+        yield
+    except _Terminated:
+        terminated = True
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if terminated:
+        os.kill(os.getpid(), signal.SIGTERM)
+
+
+class _Progress:
+    """A rich progress bar over evaluations, or nothing when disabled."""
+
+    def __init__(self, enabled: bool, total: int, completed: int, name: str) -> None:
+        self.best = np.inf
+        self.bar = None
+        if enabled:
+            from rich.progress import Progress
+
+            self.bar = Progress(*Progress.get_default_columns(), "{task.fields[best]}")
+            self.task = self.bar.add_task(name, total=total, completed=completed, best="")
+            self.bar.start()
+
+    def advance(self, y: float | None) -> None:
+        if y is not None:
+            self.best = min(self.best, y)
+        if self.bar is not None:
+            self.bar.update(self.task, advance=1, best=f"best {self.best:.6g}")
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
