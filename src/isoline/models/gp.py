@@ -123,7 +123,6 @@ class GP:
         """Standard deviation used to standardize ``y``."""
         return float(self.model.outcome_transform.stdvs.reshape(-1)[0])
 
-    _y_scale = y_scale
 
     @property
     def lengthscales(self) -> np.ndarray:
@@ -133,12 +132,12 @@ class GP:
     @property
     def outputscale(self) -> float:
         """Prior signal variance in ``y`` units."""
-        return self._outputscale_std * self._y_scale**2
+        return self._outputscale_std * self.y_scale**2
 
     @property
     def noise(self) -> float:
         """Observation noise variance in ``y`` units."""
-        return float(self.model.likelihood.noise.detach().reshape(-1)[0]) * self._y_scale**2
+        return float(self.model.likelihood.noise.detach().reshape(-1)[0]) * self.y_scale**2
 
     @property
     def _outputscale_std(self) -> float:
@@ -193,7 +192,7 @@ class GP:
         with torch.enable_grad():
             J = torch.autograd.functional.jacobian(cross, xt)  # (n, d)
         J = J.detach()
-        s = self._y_scale
+        s = self.y_scale
         grad_mean = (J.T @ self._alpha) * s
         V = torch.linalg.solve_triangular(self._L, J, upper=False)  # (n, d)
         ls = self._base_kernel.lengthscale.detach().reshape(-1)
