@@ -123,7 +123,6 @@ class GP:
         """Standard deviation used to standardize ``y``."""
         return float(self.model.outcome_transform.stdvs.reshape(-1)[0])
 
-
     @property
     def lengthscales(self) -> np.ndarray:
         """``(d,)`` ARD lengthscales (unit-cube units)."""
