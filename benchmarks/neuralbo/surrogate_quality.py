@@ -36,7 +36,8 @@ from scipy.stats import spearmanr
 
 from isoline.bench.config import load_config
 from isoline.bench.runner import make_problem
-from isoline.methods.neuralbo import NeuralBO, torch_generator
+from isoline.methods.network import torch_generator
+from isoline.methods.neuralbo import NeuralBO
 from isoline.models.dngo import DNGO
 from isoline.models.forest import RandomForestSurrogate, log_scale
 from isoline.models.gp import fit_gp

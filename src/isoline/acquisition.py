@@ -42,8 +42,19 @@ from botorch.optim import optimize_acqf
 from torch.quasirandom import SobolEngine
 
 from isoline.models.gp import limit_threads
+from isoline.validation import check_choice, check_int, check_positive, check_probability
 
-__all__ = ["RelativeFloorLogEI", "RelativeFloorUCB", "maximize", "outside_range_unit", "unit_bounds", "y_unit"]
+__all__ = [
+    "RelativeFloorLogEI",
+    "RelativeFloorUCB",
+    "check_ucb_beta",
+    "maximize",
+    "outside_range_unit",
+    "srinivas_beta",
+    "ucb_beta",
+    "unit_bounds",
+    "y_unit",
+]
 
 DTYPE = torch.float64
 #: raw points evaluated per call in the fallback search
@@ -111,10 +122,10 @@ def _maximize(
     initial_conditions: np.ndarray | None,
     options: Mapping[str, object] | None,
 ) -> tuple[np.ndarray, float]:
-    d = _check_int(d, "d")
-    q = _check_int(q, "q")
-    num_restarts = _check_int(num_restarts, "num_restarts")
-    raw_samples = _check_int(raw_samples, "raw_samples")
+    d = check_int(d, "d", 1)
+    q = check_int(q, "q", 1)
+    num_restarts = check_int(num_restarts, "num_restarts", 1)
+    raw_samples = check_int(raw_samples, "raw_samples", 1)
     B = _check_bounds(bounds, d)
     ff = _check_fixed(fixed_features, B)
     ics = None
@@ -302,12 +313,36 @@ def _distinct(
     return X
 
 
-def _check_int(v: object, name: str) -> int:
-    if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
-        raise TypeError(f"{name} must be a positive integer, got {v!r}")
-    if v < 1:
-        raise ValueError(f"{name} must be >= 1, got {v}")
-    return int(v)
+
+# -- UCB weights ---------------------------------------------------------------------
+def srinivas_beta(t: int, d: int, delta: float = 0.1) -> float:
+    """GP-UCB exploration weight ``beta_t = 2 log(d t^2 pi^2 / (6 delta))``.
+
+    Srinivas et al. 2010, Theorem 1 (``|D|`` replaced by ``d``, as in Brochu et al. 2010,
+    §2.3); the UCB is ``mu + sqrt(beta_t) sigma``. ``t >= 1`` counts evaluations.
+    """
+    if t < 1 or d < 1 or not 0 < delta < 1:
+        raise ValueError(f"need t >= 1, d >= 1 and 0 < delta < 1, got {t}, {d}, {delta}")
+    return 2.0 * math.log(d * t**2 * math.pi**2 / (6.0 * delta))
+
+
+def check_ucb_beta(beta: object, delta: object) -> tuple[float | str, float]:
+    """The UCB weight options ``(beta, delta)`` of the GP-UCB family, checked.
+
+    ``beta`` is ``"srinivas"`` (the schedule :func:`srinivas_beta`) or a constant ``> 0``;
+    ``delta``, the schedule's confidence parameter, lies in ``(0, 1)``.
+    """
+    if isinstance(beta, str):
+        check_choice(beta, "beta", ("srinivas",))
+    else:
+        beta = check_positive(beta, "beta")
+    return beta, check_probability(delta, "delta")
+
+
+def ucb_beta(beta: float | str, t: int, d: int, delta: float) -> float:
+    """``beta_t``: a constant, or :func:`srinivas_beta` ``(t, d, delta)``."""
+    return srinivas_beta(t, d, delta) if beta == "srinivas" else float(beta)
+
 
 
 def _check_bounds(bounds: np.ndarray | None, d: int) -> torch.Tensor:

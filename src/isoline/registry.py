@@ -43,12 +43,22 @@ def _load() -> None:
 
 
 def _options(cls: type[Method]) -> dict[str, object]:
-    sig = inspect.signature(cls.__init__)
-    return {
-        p.name: p.default
-        for p in sig.parameters.values()
-        if p.kind is p.KEYWORD_ONLY and p.name not in _COMMON
-    }
+    """Options of ``cls`` and their defaults, collected along its class hierarchy.
+
+    A family base class (such as :class:`~isoline.methods.local.LocalBO`) declares the
+    options its methods share once, as keyword-only ``__init__`` arguments; a subclass
+    declares only its own and passes the rest on with ``**options``. The subclass's
+    declaration of a name wins (a method may change a family default). The arguments of
+    :class:`Method` itself (seed, batch size, initial design) are common to all.
+    """
+    out: dict[str, object] = {}
+    for klass in cls.__mro__:
+        if klass is Method or not issubclass(klass, Method) or "__init__" not in vars(klass):
+            continue
+        for p in inspect.signature(vars(klass)["__init__"]).parameters.values():
+            if p.kind is p.KEYWORD_ONLY and p.name not in _COMMON:
+                out.setdefault(p.name, p.default)
+    return out
 
 
 def get_method(name: str) -> type[Method]:

@@ -209,27 +209,27 @@ def test_best_at_least_alg7_and_alg6(n: int, d: int) -> None:
 
 
 @pytest.mark.parametrize(
-    ("kwargs", "match"),
+    ("kwargs", "match", "error"),
     [
-        ({"n": 1, "d": 3}, "n must be"),
-        ({"n": 0, "d": 3}, "n must be"),
-        ({"n": 10, "d": 0}, "d must be"),
-        ({"n": 10.5, "d": 3}, "n must be"),
-        ({"n": 10.0, "d": 3}, "n must be"),
-        ({"n": "10", "d": 3}, "n must be"),
-        ({"n": True, "d": 3}, "n must be"),
-        ({"n": 10, "d": 2.5}, "d must be"),
-        ({"n": 10, "d": 3, "method": "sobol"}, "method must be one of"),
-        ({"n": 10, "d": 3, "method": None}, "method must be one of"),
-        ({"n": 10, "d": 3, "seed": -1}, "seed must be"),
-        ({"n": 10, "d": 3, "method": "alg6", "sweeps": 3}, "unknown option"),
-        ({"n": 10, "d": 3, "method": "scs", "sweeps": 0}, "sweeps must be"),
-        ({"n": 10, "d": 3, "method": "scs", "start": [1, 2]}, "start must have shape"),
-        ({"n": 10, "d": 3, "method": "best", "chains": 0}, "chains must be"),
+        ({"n": 1, "d": 3}, "n must be", ValueError),
+        ({"n": 0, "d": 3}, "n must be", ValueError),
+        ({"n": 10, "d": 0}, "d must be", ValueError),
+        ({"n": 10.5, "d": 3}, "n must be", TypeError),
+        ({"n": 10.0, "d": 3}, "n must be", TypeError),
+        ({"n": "10", "d": 3}, "n must be", TypeError),
+        ({"n": True, "d": 3}, "n must be", TypeError),
+        ({"n": 10, "d": 2.5}, "d must be", TypeError),
+        ({"n": 10, "d": 3, "method": "sobol"}, "method must be one of", ValueError),
+        ({"n": 10, "d": 3, "method": None}, "method must be one of", ValueError),
+        ({"n": 10, "d": 3, "seed": -1}, "seed must be", ValueError),
+        ({"n": 10, "d": 3, "method": "alg6", "sweeps": 3}, "unknown option", ValueError),
+        ({"n": 10, "d": 3, "method": "scs", "sweeps": 0}, "sweeps must be", ValueError),
+        ({"n": 10, "d": 3, "method": "scs", "start": [1, 2]}, "start must have shape", ValueError),
+        ({"n": 10, "d": 3, "method": "best", "chains": 0}, "chains must be", ValueError),
     ],
 )
-def test_bad_input(kwargs: dict, match: str) -> None:
-    with pytest.raises(ValueError, match=match):
+def test_bad_input(kwargs: dict, match: str, error: type[Exception]) -> None:
+    with pytest.raises(error, match=match):
         designs.rank1_lattice(**kwargs)
 
 

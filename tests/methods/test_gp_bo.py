@@ -9,8 +9,8 @@ import pytest
 import torch
 from botorch.acquisition import AcquisitionFunction, PosteriorMean
 
-from isoline.acquisition import maximize
-from isoline.methods.gp_bo import _dedupe, srinivas_beta
+from isoline.acquisition import maximize, srinivas_beta
+from isoline.methods.gp_bo import _dedupe
 from isoline.models.gp import fit_gp
 from isoline.registry import make_method
 

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import isoline.models.gp as gpmod
+import isoline.models.linalg as linalg
 from isoline.models.gp import GPFitError, fit_gp
 
 
@@ -148,7 +149,7 @@ def test_failed_fit_falls_back_to_starting_hyperparameters(monkeypatch) -> None:
 
 
 def test_unusable_model_raises_clear_error(monkeypatch) -> None:
-    monkeypatch.setattr(gpmod, "_JITTERS", (0.0,))
+    monkeypatch.setattr(linalg, "JITTERS", (0.0,))
     X = np.vstack([np.full((3, 2), 0.5)])
     with pytest.raises(GPFitError, match="positive definite"):
         # exactly repeated points, no noise, huge lengthscale: K is singular

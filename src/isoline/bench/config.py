@@ -26,6 +26,8 @@ from typing import Any
 
 import yaml
 
+from isoline.validation import check_int
+
 __all__ = ["BenchConfig", "MethodSpec", "ProblemSpec", "RunSpec", "load_config"]
 
 
@@ -159,10 +161,10 @@ def parse_config(raw: Any, default_name: str = "bench") -> BenchConfig:
     for key in ("methods", "problems", "budget"):
         if key not in raw:
             raise ValueError(f"config is missing {key!r}")
-    budget = _positive_int(raw["budget"], "budget")
+    budget = check_int(raw["budget"], "budget", 1)
     seeds = raw.get("seeds", 1)
     if isinstance(seeds, int) and not isinstance(seeds, bool):
-        seeds = list(range(_positive_int(seeds, "seeds")))
+        seeds = list(range(check_int(seeds, "seeds", 1)))
     if not isinstance(seeds, list) or not all(isinstance(s, int) and s >= 0 for s in seeds):
         raise ValueError(f"seeds must be a count or a list of non-negative integers, got {seeds!r}")
     methods = [_method(m) for m in _nonempty_list(raw["methods"], "methods")]
@@ -177,7 +179,7 @@ def parse_config(raw: Any, default_name: str = "bench") -> BenchConfig:
         name=name,
         budget=budget,
         seeds=seeds,
-        batch_size=_positive_int(raw.get("batch_size", 1), "batch_size"),
+        batch_size=check_int(raw.get("batch_size", 1), "batch_size", 1),
         methods=methods,
         problems=problems,
         report=dict(raw.get("report") or {}),
@@ -198,7 +200,7 @@ def _method(m: Any) -> MethodSpec:
     bs = m.get("batch_size")
     return MethodSpec(
         m["name"], str(m.get("label", m["name"])), dict(m.get("options") or {}),
-        None if bs is None else _positive_int(bs, "batch_size"),
+        None if bs is None else check_int(bs, "batch_size", 1),
     )  # fmt: skip
 
 
@@ -213,14 +215,9 @@ def _problem(p: Any) -> ProblemSpec:
     ).replace("dim", "d")
     budget = p.get("budget")
     return ProblemSpec(
-        p["name"], str(label), kwargs, None if budget is None else _positive_int(budget, "budget")
+        p["name"], str(label), kwargs, None if budget is None else check_int(budget, "budget", 1)
     )
 
-
-def _positive_int(v: Any, name: str) -> int:
-    if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-        raise ValueError(f"{name} must be an integer >= 1, got {v!r}")
-    return v
 
 
 def _nonempty_list(v: Any, name: str) -> list[Any]:

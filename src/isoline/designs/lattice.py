@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import functools
 import math
-import numbers
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -43,6 +42,7 @@ import numpy as np
 from scipy.spatial import cKDTree
 
 from isoline.designs import lattice_search as ls
+from isoline.validation import check_int
 
 __all__ = [
     "LATTICE_METHODS",
@@ -88,14 +88,6 @@ class Lattice:
 # -- validation ------------------------------------------------------------------------
 
 
-def _check_int(value: object, name: str, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
-    if int(value) < low:
-        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
-    return int(value)
-
-
 def _check_generator(generator: object, n: int) -> np.ndarray:
     b = np.asarray(generator)
     if b.ndim != 1 or b.size < 1 or not np.issubdtype(b.dtype, np.integer):
@@ -109,7 +101,7 @@ def _check_generator(generator: object, n: int) -> np.ndarray:
 def lattice_points(generator: np.ndarray, n: int, shift: np.ndarray | None = None) -> np.ndarray:
     """``(n, d)`` points ``frac(i * b / n + shift)``, ``i = 0..n-1`` (Eq. 26; exact
     integer arithmetic before the division). ``shift`` ``(d,)`` defaults to 0."""
-    n = _check_int(n, "n", 1)
+    n = check_int(n, "n", 1)
     b = _check_generator(generator, n)
     i = np.arange(n, dtype=np.int64)[:, None]
     x = ((i * b[None, :]) % n) / n
@@ -122,7 +114,7 @@ def lattice_points(generator: np.ndarray, n: int, shift: np.ndarray | None = Non
 def lattice_min_distance(generator: np.ndarray, n: int) -> float:
     """Separation ``2 rho = min_{i=1..n-1} ||frac(i b / n)||_T`` of the lattice (Eq. 28),
     in O(n d); 0 if two points coincide. Shift-invariant."""
-    n = _check_int(n, "n", 2)
+    n = check_int(n, "n", 2)
     b = _check_generator(generator, n)
     return _to_distance(ls.min_sq_norm(b, n, ls.sq_dist_table(n), -1), n)
 
@@ -158,9 +150,9 @@ def alg6_generators(n: int, d: int, n_primes: int = 50) -> np.ndarray:
     ``g = round(n * frac(|2 cos(2 pi g / p)|))`` (halves rounded up) and ``b = [1, g]``,
     reduced mod ``n``. ``K`` is the sum of the primes.
     """
-    n = _check_int(n, "n", 2)
-    d = _check_int(d, "d", 1)
-    n_primes = _check_int(n_primes, "n_primes", 1)
+    n = check_int(n, "n", 2)
+    d = check_int(d, "d", 1)
+    n_primes = check_int(n_primes, "n_primes", 1)
     q = np.arange(1, d, dtype=np.int64)
     blocks = []
     for p in _primes_from(2 * d + 1, n_primes):
@@ -200,7 +192,7 @@ def _alg6(n: int, d: int, seed: int, *, n_primes: int = 50) -> _Found:
 def _scs(
     n: int, d: int, seed: int, *, sweeps: int = 150, start: np.ndarray | None = None
 ) -> _Found:
-    sweeps = _check_int(sweeps, "sweeps", 1)
+    sweeps = check_int(sweeps, "sweeps", 1)
     if start is None:
         b0 = np.random.default_rng(seed).integers(1, n, size=d, dtype=np.int64)
     else:
@@ -214,7 +206,7 @@ def _scs(
 def _alg7(
     n: int, d: int, seed: int, *, n_primes: int = 50, sweeps: int = 3
 ) -> _Found:
-    sweeps = _check_int(sweeps, "sweeps", 1)
+    sweeps = check_int(sweeps, "sweeps", 1)
     bases = alg6_generators(n, d, n_primes)
     tops, values, starts = ls.alg7_search(bases, n, ls.sq_dist_table(n), sweeps, 1)
     return tops[0], int(values[0]), {"starts": int(bases.shape[0]), "start_index": int(starts[0])}
@@ -234,10 +226,10 @@ def _best(
     """Algorithm 7 (T = 3), then ILS chains from its ``chains`` best distinct results
     (``rounds`` rounds each, ``perturb`` random entries re-drawn per round, SCS capped at
     ``sweeps`` sweeps). Never worse than ``alg7`` with the same ``n_primes``."""
-    chains = _check_int(chains, "chains", 1)
-    rounds = _check_int(rounds, "rounds", 0)
-    perturb = _check_int(perturb, "perturb", 1)
-    sweeps = _check_int(sweeps, "sweeps", 1)
+    chains = check_int(chains, "chains", 1)
+    rounds = check_int(rounds, "rounds", 0)
+    perturb = check_int(perturb, "perturb", 1)
+    sweeps = check_int(sweeps, "sweeps", 1)
     h = ls.sq_dist_table(n)
     bases = alg6_generators(n, d, n_primes)
     tops, values, _ = ls.alg7_search(bases, n, h, 3, chains)
@@ -304,9 +296,9 @@ def rank1_lattice(
     d = 10..50), ``best`` adds ``chains * rounds`` SCS runs; one sweep is O(d n) with a
     small constant (branch and bound). At n = 3000, d = 50 each takes tens of seconds.
     """
-    n = _check_int(n, "n", 2)
-    d = _check_int(d, "d", 1)
-    seed = _check_int(seed, "seed", 0)
+    n = check_int(n, "n", 2)
+    d = check_int(d, "d", 1)
+    seed = check_int(seed, "seed", 0)
     if not isinstance(method, str) or method not in _SEARCHES:
         raise ValueError(f"method must be one of {LATTICE_METHODS}, got {method!r}")
     unknown = sorted(set(options) - set(_OPTIONS[method]))
@@ -396,9 +388,9 @@ def lattice_design(n: int, d: int, seed: int = 0) -> np.ndarray:
     give different designs with the same toroidal separation, and no point sits on the
     corner 0. ``n = 1`` gives the single point ``u``.
     """
-    n = _check_int(n, "n", 0)
-    d = _check_int(d, "d", 1)
-    seed = _check_int(seed, "seed", 0)
+    n = check_int(n, "n", 0)
+    d = check_int(d, "d", 1)
+    seed = check_int(seed, "seed", 0)
     if n == 0:
         return np.empty((0, d))
     shift = np.random.default_rng(seed).random(d)
@@ -453,10 +445,10 @@ def covering_radius_estimate(
     arguments.
     """
     x = _as_points(points, toroidal)
-    n_samples = _check_int(n_samples, "n_samples", 1)
-    seed = _check_int(seed, "seed", 0)
-    refine = _check_int(refine, "refine", 0)
-    steps = _check_int(steps, "steps", 0)
+    n_samples = check_int(n_samples, "n_samples", 1)
+    seed = check_int(seed, "seed", 0)
+    refine = check_int(refine, "refine", 0)
+    steps = check_int(steps, "steps", 0)
     d = x.shape[1]
     tree = cKDTree(x, boxsize=1.0 if toroidal else None)
     rng = np.random.default_rng(seed)

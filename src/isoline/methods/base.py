@@ -25,6 +25,7 @@ from threadpoolctl import threadpool_limits
 
 from isoline.designs import initial_design
 from isoline.models.gp import limit_threads
+from isoline.validation import check_int
 
 __all__ = ["Method", "single_threaded", "variance_floor"]
 
@@ -99,13 +100,13 @@ class Method:
         n_init: int | None = None,
         init: str | None = None,
     ) -> None:
-        self.dim = _check_int(dim, "dim", 1)
-        self.seed = _check_int(seed, "seed", 0)
-        self.batch_size = _check_int(batch_size, "batch_size", 1)
+        self.dim = check_int(dim, "dim", 1)
+        self.seed = check_int(seed, "seed", 0)
+        self.batch_size = check_int(batch_size, "batch_size", 1)
         if self.batch_size > 1 and not self.supports_batch:
             raise ValueError(f"method {self.name!r} does not support batch_size > 1")
         n_init = self.default_n_init(self.dim) if n_init is None else n_init
-        n_init = _check_int(n_init, "n_init", 0)
+        n_init = check_int(n_init, "n_init", 0)
         n_init = int(math.ceil(n_init / self.batch_size) * self.batch_size)
         self.init = self.default_init if init is None else init
         self.rng = np.random.default_rng(self.seed)
@@ -128,7 +129,7 @@ class Method:
         trajectory on any machine (a different thread count changes the order of
         floating-point sums, which a model-based search can amplify into different points).
         """
-        q = self.batch_size if q is None else _check_int(q, "q", 1)
+        q = self.batch_size if q is None else check_int(q, "q", 1)
         served = self.n_asked
         if served < len(self._init_points):
             X = self._init_points[served : served + q]
@@ -200,11 +201,3 @@ class Method:
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(s)
             yield s
-
-
-def _check_int(v: object, name: str, minimum: int) -> int:
-    if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
-        raise TypeError(f"{name} must be an integer, got {v!r}")
-    if v < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {v}")
-    return int(v)

@@ -30,6 +30,7 @@ setting, initial design, options) and :func:`cma_maximize`.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import cma
 import numpy as np
@@ -41,6 +42,7 @@ from isoline.acquisition import maximize, y_unit
 from isoline.methods.base import Method
 from isoline.models.gp import GP, KERNELS, fit_gp
 from isoline.registry import register
+from isoline.validation import check_choice, check_float, check_int
 
 __all__ = [
     "BatchKernelAcquisition",
@@ -211,25 +213,15 @@ class KernelBatchMethod(Method):
         if common.get("init") is None:
             common["init"] = default_init()
         super().__init__(dim, **common)
-        _choice(setting, "setting", SETTINGS)
-        _choice(kernel, "kernel", KERNELS)
-        _choice(optimizer, "optimizer", OPTIMIZERS)
-        if noise is not None:
-            if setting != "perturbation":
-                raise ValueError("noise is only used with setting='perturbation'; leave it None")
-            if isinstance(noise, bool) or not isinstance(noise, (int, float)) or not noise >= 0:
-                raise ValueError(f"noise must be None or a float >= 0, got {noise!r}")
-        if max_evals is not None:
-            _positive_int(max_evals, "max_evals")
-        _positive_int(num_restarts, "num_restarts")
-        _positive_int(raw_samples, "raw_samples")
-        self.setting = setting
-        self.noise = None if noise is None else float(noise)
-        self.kernel = kernel
-        self.optimizer = optimizer
-        self.max_evals = None if max_evals is None else int(max_evals)
-        self.num_restarts = int(num_restarts)
-        self.raw_samples = int(raw_samples)
+        self.setting = check_choice(setting, "setting", SETTINGS)
+        self.kernel = check_choice(kernel, "kernel", KERNELS)
+        self.optimizer = check_choice(optimizer, "optimizer", OPTIMIZERS)
+        if noise is not None and setting != "perturbation":
+            raise ValueError("noise is only used with setting='perturbation'; leave it None")
+        self.noise = None if noise is None else check_float(noise, "noise", 0.0)
+        self.max_evals = None if max_evals is None else check_int(max_evals, "max_evals", 1)
+        self.num_restarts = check_int(num_restarts, "num_restarts", 1)
+        self.raw_samples = check_int(raw_samples, "raw_samples", 1)
 
     def fit(self) -> GP:
         """GP of ``y`` (failures imputed) in the configured setting.
@@ -291,22 +283,10 @@ class BKOP(KernelBatchMethod):
         dim: int,
         *,
         weight: float = 1.0,
-        setting: str = "noise-free",
-        noise: float | None = None,
-        kernel: str = "matern52",
-        optimizer: str = "gradient",
-        max_evals: int | None = None,
-        num_restarts: int = 20,
-        raw_samples: int = 1024,
-        **common: object,
+        **options: Any,
     ) -> None:
-        super().__init__(
-            dim, setting=setting, noise=noise, kernel=kernel, optimizer=optimizer,
-            max_evals=max_evals, num_restarts=num_restarts, raw_samples=raw_samples, **common,
-        )  # fmt: skip
-        if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not weight >= 0:
-            raise ValueError(f"weight must be a float >= 0, got {weight!r}")
-        self.weight = float(weight)
+        super().__init__(dim, **options)
+        self.weight = check_float(weight, "weight", 0.0)
 
     def acquisition(self, gp: GP) -> BatchKernelAcquisition:
         """The Algorithm 2/4 acquisition (maximized form) on the fitted ``gp``."""
@@ -318,15 +298,3 @@ class BKOP(KernelBatchMethod):
             X, _ = self.optimize(self.acquisition(gp), q)
         return X
 
-
-def _choice(v: object, name: str, allowed: tuple[str, ...]) -> None:
-    if v not in allowed:
-        raise ValueError(f"{name} must be one of {allowed}, got {v!r}")
-
-
-def _positive_int(v: object, name: str) -> int:
-    if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
-        raise TypeError(f"{name} must be a positive integer, got {v!r}")
-    if v < 1:
-        raise ValueError(f"{name} must be >= 1, got {v}")
-    return int(v)

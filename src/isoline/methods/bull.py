@@ -16,6 +16,8 @@ batch is ``q - 1`` design points and one exploitation point.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import torch
 from botorch.acquisition import AcquisitionFunction
@@ -24,6 +26,7 @@ from botorch.models.model import Model
 from isoline.designs import sobol
 from isoline.methods.bkop import KernelBatchMethod
 from isoline.registry import register
+from isoline.validation import check_int
 
 __all__ = ["Bull", "NegativeMean"]
 
@@ -57,24 +60,12 @@ class Bull(KernelBatchMethod):
         dim: int,
         *,
         period: int | None = None,
-        setting: str = "noise-free",
-        noise: float | None = None,
-        kernel: str = "matern52",
-        optimizer: str = "gradient",
-        max_evals: int | None = None,
-        num_restarts: int = 20,
-        raw_samples: int = 1024,
-        **common: object,
+        **options: Any,
     ) -> None:
-        super().__init__(
-            dim, setting=setting, noise=noise, kernel=kernel, optimizer=optimizer,
-            max_evals=max_evals, num_restarts=num_restarts, raw_samples=raw_samples, **common,
-        )  # fmt: skip
+        super().__init__(dim, **options)
         if period is None:
             period = max(self.batch_size, 2)
-        if isinstance(period, bool) or not isinstance(period, (int, np.integer)) or period < 2:
-            raise ValueError(f"period must be None or an integer >= 2, got {period!r}")
-        self.period = int(period)
+        self.period = check_int(period, "period", 2)
         self._n_proposed = 0  # points proposed after the initial design
         self._n_design = 0  # fixed design points handed out so far
 

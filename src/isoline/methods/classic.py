@@ -8,6 +8,7 @@ import numpy as np
 from isoline.designs import sobol
 from isoline.methods.base import Method
 from isoline.registry import register
+from isoline.validation import check_float, check_int
 
 __all__ = ["RandomSearch", "SobolSearch", "CMAES"]
 
@@ -88,13 +89,10 @@ class CMAES(Method):
         **common: object,
     ) -> None:
         super().__init__(dim, **common)
-        if not (isinstance(sigma0, (int, float)) and 0 < sigma0 <= 1):
-            raise ValueError(f"sigma0 must be in (0, 1], got {sigma0!r}")
+        sigma0 = check_float(sigma0, "sigma0", 0.0, 1.0, low_open=True)
         if popsize is None:
             popsize = 4 + int(3 * np.log(dim))
-        if isinstance(popsize, bool) or not isinstance(popsize, (int, np.integer)) or popsize < 2:
-            raise ValueError(f"popsize must be an integer >= 2, got {popsize!r}")
-        popsize = max(int(popsize), self.batch_size)
+        popsize = max(check_int(popsize, "popsize", 2), self.batch_size)
         start = np.full(dim, 0.5) if x0 is None else np.asarray(x0, dtype=float)
         if start.shape != (dim,) or np.any((start < 0) | (start > 1)):
             raise ValueError(f"x0 must be {dim} numbers in [0, 1], got {x0!r}")

@@ -23,9 +23,10 @@ from botorch.acquisition.objective import ScalarizedPosteriorTransform
 
 from isoline.acquisition import RelativeFloorLogEI, maximize, y_unit
 from isoline.methods.base import Method
-from isoline.methods.neuralbo import check_count, check_positive, torch_generator
+from isoline.methods.network import torch_generator
 from isoline.models.dngo import DNGO, DTYPE
 from isoline.registry import register
+from isoline.validation import check_int, check_positive
 
 __all__ = ["DNGOMethod"]
 
@@ -60,12 +61,12 @@ class DNGOMethod(Method):
     ) -> None:
         if isinstance(units, (str, bytes)) or not hasattr(units, "__len__") or len(units) == 0:
             raise TypeError(f"units must be a non-empty sequence of widths >= 1, got {units!r}")
-        self.units = tuple(check_count(u, "units", 1) for u in units)
-        self.epochs = check_count(epochs, "epochs", 1)
-        self.train_batch_size = check_count(train_batch_size, "train_batch_size", 1)
+        self.units = tuple(check_int(u, "units", 1) for u in units)
+        self.epochs = check_int(epochs, "epochs", 1)
+        self.train_batch_size = check_int(train_batch_size, "train_batch_size", 1)
         self.lr = check_positive(lr, "lr")
-        self.num_restarts = check_count(num_restarts, "num_restarts", 1)
-        self.raw_samples = check_count(raw_samples, "raw_samples", 1)
+        self.num_restarts = check_int(num_restarts, "num_restarts", 1)
+        self.raw_samples = check_int(raw_samples, "raw_samples", 1)
         super().__init__(dim, **common)  # type: ignore[arg-type]
 
     def propose(self, q: int) -> np.ndarray:

@@ -14,10 +14,13 @@ the unit gradient direction scaled per coordinate by the GP lengthscales ``l``.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
-from isoline.methods.local import GradientLocalBO, check_float, check_int
+from isoline.methods.local import GradientLocalBO
 from isoline.registry import register
+from isoline.validation import check_float, check_int, check_positive
 
 __all__ = ["GIBO"]
 
@@ -48,23 +51,13 @@ class GIBO(GradientLocalBO):
         delta: float = 0.2,
         lr: float = 0.25,
         epsilon: float | None = None,
-        n_max: int | None = None,
-        kernel: str = "rbf",
-        lengthscale: float | list[float] | None = None,
-        outputscale: float | None = None,
-        noise: float | None = None,
-        num_restarts: int = 5,
-        raw_samples: int = 64,
-        **common: object,
+        **options: Any,
     ) -> None:
-        super().__init__(
-            dim, n_max=n_max, kernel=kernel, lengthscale=lengthscale, outputscale=outputscale,
-            noise=noise, num_restarts=num_restarts, raw_samples=raw_samples, **common,
-        )  # fmt: skip
+        super().__init__(dim, **options)
         self.n_samples = check_int(dim if n_samples is None else n_samples, "n_samples", 1)
-        self.delta = check_float(delta, "delta", 0.0, 1.0)
-        self.lr = check_float(lr, "lr")
-        self.epsilon = None if epsilon is None else check_float(epsilon, "epsilon")
+        self.delta = check_float(delta, "delta", 0.0, 1.0, low_open=True)
+        self.lr = check_positive(lr, "lr")
+        self.epsilon = None if epsilon is None else check_positive(epsilon, "epsilon")
 
     def _move(self) -> np.ndarray:
         """Line 6: normalized gradient step ``x - lr * l * g / ||g||``."""

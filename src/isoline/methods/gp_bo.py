@@ -9,7 +9,7 @@ value seen (:meth:`Method.data`).
 
 from __future__ import annotations
 
-import math
+from typing import Any
 
 import numpy as np
 import torch
@@ -21,12 +21,19 @@ from botorch.acquisition.logei import TAU_MAX, TAU_RELU
 from botorch.acquisition.thompson_sampling import PathwiseThompsonSampling
 from torch.quasirandom import SobolEngine
 
-from isoline.acquisition import RelativeFloorUCB, maximize, outside_range_unit
+from isoline.acquisition import (
+    RelativeFloorUCB,
+    check_ucb_beta,
+    maximize,
+    outside_range_unit,
+    ucb_beta,
+)
 from isoline.methods.base import Method
 from isoline.models.gp import GP, KERNELS, fit_gp, limit_threads
 from isoline.registry import register
+from isoline.validation import check_bool, check_choice, check_int
 
-__all__ = ["GPEI", "GPUCB", "GPTS", "srinivas_beta"]
+__all__ = ["GPEI", "GPUCB", "GPTS"]
 
 
 class _GPMethod(Method):
@@ -60,17 +67,10 @@ class _GPMethod(Method):
         **common: object,
     ) -> None:
         super().__init__(dim, **common)
-        if kernel not in KERNELS:
-            raise ValueError(f"kernel must be one of {KERNELS}, got {kernel!r}")
-        for name, v in (("num_restarts", num_restarts), ("raw_samples", raw_samples)):
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
-                raise ValueError(f"{name} must be a positive integer, got {v!r}")
-        if not isinstance(warm_start, bool):
-            raise TypeError(f"warm_start must be True or False, got {warm_start!r}")
-        self.kernel = kernel
-        self.num_restarts = int(num_restarts)
-        self.raw_samples = int(raw_samples)
-        self.warm_start = warm_start
+        self.kernel = check_choice(kernel, "kernel", KERNELS)
+        self.num_restarts = check_int(num_restarts, "num_restarts", 1)
+        self.raw_samples = check_int(raw_samples, "raw_samples", 1)
+        self.warm_start = check_bool(warm_start, "warm_start")
         self._gp_state: dict[str, np.ndarray] | None = None
 
     def _fit_negated(self) -> tuple[GP, np.ndarray]:
@@ -116,17 +116,6 @@ class GPEI(_GPMethod):
             return self._maximize(acqf, q)
 
 
-def srinivas_beta(t: int, d: int, delta: float = 0.1) -> float:
-    """GP-UCB exploration weight ``beta_t = 2 log(d t^2 pi^2 / (6 delta))``.
-
-    Srinivas et al. 2010, Theorem 1 (``|D|`` replaced by ``d``, as in Brochu et al. 2010,
-    §2.3); the UCB is ``mu + sqrt(beta_t) sigma``. ``t >= 1`` counts evaluations.
-    """
-    if t < 1 or d < 1 or not 0 < delta < 1:
-        raise ValueError(f"need t >= 1, d >= 1 and 0 < delta < 1, got {t}, {d}, {delta}")
-    return 2.0 * math.log(d * t**2 * math.pi**2 / (6.0 * delta))
-
-
 @register
 class GPUCB(_GPMethod):
     """GP-UCB (Srinivas et al. 2010) on ``-f``: maximize ``mu(x) + sqrt(beta) sigma(x)``.
@@ -149,31 +138,14 @@ class GPUCB(_GPMethod):
         *,
         beta: float | str = "srinivas",
         delta: float = 0.1,
-        kernel: str = "rbf",
-        num_restarts: int = 10,
-        raw_samples: int = 512,
-        warm_start: bool = True,
-        **common: object,
+        **options: Any,
     ) -> None:
-        super().__init__(
-            dim, kernel=kernel, num_restarts=num_restarts, raw_samples=raw_samples,
-            warm_start=warm_start, **common,
-        )
-        if isinstance(beta, str):
-            if beta != "srinivas":
-                raise ValueError(f"beta must be 'srinivas' or a positive float, got {beta!r}")
-        elif isinstance(beta, bool) or not isinstance(beta, (int, float)) or not beta > 0:
-            raise ValueError(f"beta must be 'srinivas' or a positive float, got {beta!r}")
-        if isinstance(delta, bool) or not isinstance(delta, (int, float)) or not 0 < delta < 1:
-            raise ValueError(f"delta must be a float in (0, 1), got {delta!r}")
-        self.beta = beta if isinstance(beta, str) else float(beta)
-        self.delta = float(delta)
+        super().__init__(dim, **options)
+        self.beta, self.delta = check_ucb_beta(beta, delta)
 
     def current_beta(self) -> float:
         """The ``beta`` used for the next proposal."""
-        if self.beta == "srinivas":
-            return srinivas_beta(len(self.y) + 1, self.dim, self.delta)
-        return float(self.beta)
+        return ucb_beta(self.beta, len(self.y) + 1, self.dim, self.delta)
 
     def propose(self, q: int) -> np.ndarray:
         beta = self.current_beta()
@@ -211,24 +183,11 @@ class GPTS(_GPMethod):
         *,
         n_candidates: int = 5000,
         refine: bool = True,
-        kernel: str = "rbf",
-        num_restarts: int = 10,
-        raw_samples: int = 512,
-        warm_start: bool = True,
-        **common: object,
+        **options: Any,
     ) -> None:
-        super().__init__(
-            dim, kernel=kernel, num_restarts=num_restarts, raw_samples=raw_samples,
-            warm_start=warm_start, **common,
-        )
-        if isinstance(n_candidates, bool) or not isinstance(n_candidates, (int, np.integer)):
-            raise TypeError(f"n_candidates must be an integer, got {n_candidates!r}")
-        if n_candidates < 1:
-            raise ValueError(f"n_candidates must be >= 1, got {n_candidates}")
-        if not isinstance(refine, bool):
-            raise TypeError(f"refine must be True or False, got {refine!r}")
-        self.n_candidates = int(n_candidates)
-        self.refine = refine
+        super().__init__(dim, **options)
+        self.n_candidates = check_int(n_candidates, "n_candidates", 1)
+        self.refine = check_bool(refine, "refine")
 
     def propose(self, q: int) -> np.ndarray:
         with self.torch_rng(), limit_threads():

@@ -16,18 +16,19 @@ acquisition optimizer (gradient by default, or CMA-ES as the paper) are shared w
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import torch
 from botorch.acquisition import AcquisitionFunction
 from botorch.models.model import Model
 
+from isoline.acquisition import check_ucb_beta, ucb_beta
 from isoline.methods.bkop import KernelBatchMethod
-from isoline.methods.gp_bo import srinivas_beta
 from isoline.models.gp import GP
 from isoline.registry import register
 
-__all__ = ["GPBUCB", "HallucinatedUCB", "check_beta", "ucb_beta"]
+__all__ = ["GPBUCB", "HallucinatedUCB"]
 
 
 class HallucinatedUCB(AcquisitionFunction):
@@ -46,23 +47,6 @@ class HallucinatedUCB(AcquisitionFunction):
         mean = self.model.posterior(X).mean.reshape(X.shape[:-2])
         var = self.var_model.posterior(X).variance.reshape(X.shape[:-2])
         return -mean + self.sqrt_beta * var.clamp_min(0.0).sqrt()
-
-
-def check_beta(beta: object, delta: object) -> tuple[float | str, float]:
-    """Validate the UCB weight options shared by GP-BUCB and GP-UCB-PE."""
-    if isinstance(beta, str):
-        if beta != "srinivas":
-            raise ValueError(f"beta must be 'srinivas' or a float > 0, got {beta!r}")
-    elif isinstance(beta, bool) or not isinstance(beta, (int, float)) or not beta > 0:
-        raise ValueError(f"beta must be 'srinivas' or a float > 0, got {beta!r}")
-    if isinstance(delta, bool) or not isinstance(delta, (int, float)) or not 0 < delta < 1:
-        raise ValueError(f"delta must be a float in (0, 1), got {delta!r}")
-    return (beta if isinstance(beta, str) else float(beta)), float(delta)
-
-
-def ucb_beta(beta: float | str, t: int, d: int, delta: float) -> float:
-    """``beta_t``: a constant, or ``2 log(d t^2 pi^2 / (6 delta))`` (Srinivas et al. 2010)."""
-    return srinivas_beta(t, d, delta) if beta == "srinivas" else float(beta)
 
 
 @register
@@ -88,20 +72,10 @@ class GPBUCB(KernelBatchMethod):
         *,
         beta: float | str = "srinivas",
         delta: float = 0.1,
-        setting: str = "noise-free",
-        noise: float | None = None,
-        kernel: str = "matern52",
-        optimizer: str = "gradient",
-        max_evals: int | None = None,
-        num_restarts: int = 20,
-        raw_samples: int = 1024,
-        **common: object,
+        **options: Any,
     ) -> None:
-        super().__init__(
-            dim, setting=setting, noise=noise, kernel=kernel, optimizer=optimizer,
-            max_evals=max_evals, num_restarts=num_restarts, raw_samples=raw_samples, **common,
-        )  # fmt: skip
-        self.beta, self.delta = check_beta(beta, delta)
+        super().__init__(dim, **options)
+        self.beta, self.delta = check_ucb_beta(beta, delta)
 
     def propose(self, q: int) -> np.ndarray:
         t0 = len(self.y)

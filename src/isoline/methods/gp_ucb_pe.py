@@ -20,16 +20,19 @@ negative distance ``u* - (m - c sqrt(beta) s)`` outside, so any maximizer lies i
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import torch
 from botorch.acquisition import AcquisitionFunction
 from botorch.models.model import Model
 
+from isoline.acquisition import check_ucb_beta, ucb_beta
 from isoline.methods.bkop import KernelBatchMethod
-from isoline.methods.gp_bucb import HallucinatedUCB, check_beta, ucb_beta
+from isoline.methods.gp_bucb import HallucinatedUCB
 from isoline.models.gp import GP
 from isoline.registry import register
+from isoline.validation import check_positive
 
 __all__ = ["GPUCBPE", "LowerBound", "RegionExploration"]
 
@@ -95,24 +98,11 @@ class GPUCBPE(KernelBatchMethod):
         beta: float | str = "srinivas",
         delta: float = 0.1,
         region_width: float = 2.0,
-        setting: str = "noise-free",
-        noise: float | None = None,
-        kernel: str = "matern52",
-        optimizer: str = "gradient",
-        max_evals: int | None = None,
-        num_restarts: int = 20,
-        raw_samples: int = 1024,
-        **common: object,
+        **options: Any,
     ) -> None:
-        super().__init__(
-            dim, setting=setting, noise=noise, kernel=kernel, optimizer=optimizer,
-            max_evals=max_evals, num_restarts=num_restarts, raw_samples=raw_samples, **common,
-        )  # fmt: skip
-        self.beta, self.delta = check_beta(beta, delta)
-        ok = isinstance(region_width, (int, float)) and not isinstance(region_width, bool)
-        if not ok or not region_width > 0:
-            raise ValueError(f"region_width must be a float > 0, got {region_width!r}")
-        self.region_width = float(region_width)
+        super().__init__(dim, **options)
+        self.beta, self.delta = check_ucb_beta(beta, delta)
+        self.region_width = check_positive(region_width, "region_width")
 
     def propose(self, q: int) -> np.ndarray:
         beta = ucb_beta(self.beta, len(self.y) + 1, self.dim, self.delta)

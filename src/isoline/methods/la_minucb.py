@@ -29,6 +29,7 @@ whole batches. With ``q = 1`` the loop is exactly Algorithm 2.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import torch
@@ -37,17 +38,11 @@ from botorch.models.model import Model
 from botorch.sampling.qmc import NormalQMCEngine
 
 from isoline.acquisition import maximize
-from isoline.methods.local import (
-    JointPosterior,
-    LocalBO,
-    _cholesky,
-    box_around,
-    check_float,
-    check_int,
-    minimize_ucb,
-    sobol_box,
-)
+from isoline.methods.local import LocalBO, box_around, minimize_ucb, sobol_box
+from isoline.models.derivatives import JointPosterior
+from isoline.models.linalg import cholesky
 from isoline.registry import register
+from isoline.validation import check_choice, check_float, check_int, check_positive
 
 __all__ = ["LAMinUCB", "LookaheadUCB"]
 
@@ -95,7 +90,7 @@ class LookaheadUCB(AcquisitionFunction):
             raise ValueError(f"base_samples have {self.eps.shape[-1]} columns, need {m}")
         mean, cov = self._joint(torch.cat([Z, Xf], dim=-2))  # (b, m+F), (b, m+F, m+F)
         Szz = cov[..., :m, :m] + self.noise * torch.eye(m, dtype=DTYPE)
-        L = _cholesky(Szz)
+        L = cholesky(Szz, max_jitter=1e-2)
         W = torch.linalg.solve_triangular(L, cov[..., :m, m:], upper=False)  # (b, m, F)
         mu_f = mean[..., m:] + (W * self.eps.T).sum(-2)  # fantasy i's mean at x^(i)
         prior_var = cov[..., m:, m:].diagonal(dim1=-2, dim2=-1)
@@ -143,29 +138,15 @@ class LAMinUCB(LocalBO):
         num_fantasies: int = 16,
         delta: float = 0.2,
         maxiter: int = 50,
-        n_max: int | None = None,
-        kernel: str = "rbf",
-        lengthscale: float | list[float] | None = None,
-        outputscale: float | None = None,
-        noise: float | None = None,
-        num_restarts: int = 5,
-        raw_samples: int = 64,
         lookahead_region: str = "local",
-        **common: object,
+        **options: Any,
     ) -> None:
-        if lookahead_region not in LOOKAHEAD_REGIONS:
-            raise ValueError(
-                f"lookahead_region must be one of {LOOKAHEAD_REGIONS}, got {lookahead_region!r}"
-            )
-        self.lookahead_region = lookahead_region
-        super().__init__(
-            dim, n_max=n_max, kernel=kernel, lengthscale=lengthscale, outputscale=outputscale,
-            noise=noise, num_restarts=num_restarts, raw_samples=raw_samples, **common,
-        )  # fmt: skip
-        self.beta = check_float(beta, "beta")
+        self.lookahead_region = check_choice(lookahead_region, "lookahead_region", LOOKAHEAD_REGIONS)
+        super().__init__(dim, **options)
+        self.beta = check_positive(beta, "beta")
         self.b = check_int(math.ceil(dim / 5) if b is None else b, "b", 1)
         self.num_fantasies = check_int(num_fantasies, "num_fantasies", 1)
-        self.delta = check_float(delta, "delta", 0.0, 1.0)
+        self.delta = check_float(delta, "delta", 0.0, 1.0, low_open=True)
         self.maxiter = check_int(maxiter, "maxiter", 1)
         self._next = "lookahead"
         self.last_value = float("nan")

@@ -37,51 +37,22 @@ from torch.quasirandom import SobolEngine
 
 from isoline.acquisition import maximize, y_unit
 from isoline.methods.base import Method
+from isoline.models.derivatives import GradientCrossCovariance
 from isoline.models.gp import GP, KERNELS, fit_gp
+from isoline.validation import check_choice, check_float, check_int, check_positive
 
 __all__ = [
     "GradientInformation",
-    "GradientPosterior",
-    "JointPosterior",
     "Hypers",
     "LocalBO",
     "LocalGP",
     "NegUCB",
     "box_around",
-    "check_float",
-    "check_int",
     "greedy_samples",
     "minimize_ucb",
 ]
 
 DTYPE = torch.float64
-#: -k''(0) of the unit-lengthscale, unit-variance kernels: prior variance of df/dx_i is
-#: ``c * outputscale / l_i^2`` (Rasmussen & Williams 2006, §9.4)
-_CURVATURE = {"rbf": 1.0, "matern52": 5.0 / 3.0}
-
-
-# -- option validation -------------------------------------------------------------------
-def check_int(v: object, name: str, minimum: int) -> int:
-    """``v`` as an int ``>= minimum``; TypeError/ValueError naming ``name`` otherwise."""
-    if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
-        raise TypeError(f"{name} must be an integer >= {minimum}, got {v!r}")
-    if v < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {v}")
-    return int(v)
-
-
-def check_float(
-    v: object, name: str, low: float = 0.0, high: float = math.inf, low_open: bool = True
-) -> float:
-    """``v`` as a finite float in ``(low, high]`` (``[low, high]`` if not ``low_open``)."""
-    if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{name} must be a number, got {v!r}")
-    v = float(v)
-    ok = math.isfinite(v) and (v > low if low_open else v >= low) and v <= high
-    if not ok:
-        lo = "(" if low_open else "["
-        raise ValueError(f"{name} must be in {lo}{low}, {high}], got {v}")
-    return v
 
 
 def box_around(x: np.ndarray, delta: float) -> np.ndarray:
@@ -118,10 +89,8 @@ class LocalGP:
         outputscale: float | None,
         noise: float | None,
     ) -> None:
-        if kernel not in KERNELS:
-            raise ValueError(f"kernel must be one of {KERNELS}, got {kernel!r}")
         self.dim = dim
-        self.kernel = kernel
+        self.kernel = check_choice(kernel, "kernel", KERNELS)
         self.n_max = check_int(n_max, "n_max", 2)
         if lengthscale is None:
             self.lengthscale = None
@@ -135,8 +104,8 @@ class LocalGP:
                     f"got {lengthscale!r}"
                 )
             self.lengthscale = ls
-        self.outputscale = None if outputscale is None else check_float(outputscale, "outputscale")
-        self.noise = None if noise is None else check_float(noise, "noise", low_open=False)
+        self.outputscale = None if outputscale is None else check_positive(outputscale, "outputscale")
+        self.noise = None if noise is None else check_float(noise, "noise", 0.0)
 
     @property
     def fixed(self) -> bool:
@@ -184,164 +153,17 @@ def hypers_of(gp: GP) -> Hypers:
 
 
 # -- acquisition functions -------------------------------------------------------------
-def _kernel_parts(model: Model) -> tuple[str, torch.Tensor, torch.Tensor]:
-    """``(kind, lengthscales (d,), outputscale)`` of a model's RBF/Matern-5/2 kernel
-    (standardized units)."""
-    k = model.covar_module
-    base = getattr(k, "base_kernel", k)
-    os_ = k.outputscale.detach().reshape(()) if hasattr(k, "base_kernel") else torch.tensor(1.0, dtype=DTYPE)
-    nu = getattr(base, "nu", None)
-    if nu is None:
-        kind = "rbf"
-    elif float(nu) == 2.5:
-        kind = "matern52"
-    else:
-        raise ValueError(f"local BO supports the RBF and Matern-5/2 kernels, got nu={nu}")
-    return kind, base.lengthscale.detach().reshape(-1), os_
-
-
-def _k_and_grad(
-    kind: str, ls: torch.Tensor, os_: torch.Tensor, x: torch.Tensor, Z: torch.Tensor
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """Kernel ``k(x, Z) (..., m)`` and its gradient in ``x``, ``(..., m, d)``.
-
-    ``x (..., d)``, ``Z (..., m, d)``. RBF: ``dk/dx = -k (x - z) / l^2``; Matern-5/2:
-    ``dk/dx = -s (5/3) (1 + sqrt5 r) exp(-sqrt5 r) (x - z) / l^2`` (Rasmussen & Williams
-    2006, eq. (4.17)).
-    """
-    diff = (x.unsqueeze(-2) - Z) / ls  # (..., m, d), in lengthscale units
-    r2 = diff.square().sum(-1)
-    if kind == "rbf":
-        k = os_ * torch.exp(-0.5 * r2)
-        g = -k.unsqueeze(-1) * diff / ls
-    else:
-        r = torch.sqrt(r2.clamp_min(1e-30))
-        e = torch.exp(-math.sqrt(5.0) * r)
-        k = os_ * (1.0 + math.sqrt(5.0) * r + 5.0 / 3.0 * r2) * e
-        g = -(os_ * 5.0 / 3.0 * (1.0 + math.sqrt(5.0) * r) * e).unsqueeze(-1) * diff / ls
-    return k, g
-
-
-def _train_factor(model: Model) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """``(X (n, d), L (n, n), noise)``: training inputs, lower Cholesky factor of
-    ``K + noise I`` and the noise variance, in the model's standardized units."""
-    with torch.no_grad():
-        X = model.train_inputs[0].detach()
-        noise = model.likelihood.noise.detach().reshape(-1)[0]
-        K = model.covar_module(X).to_dense() + noise * torch.eye(X.shape[0], dtype=DTYPE)
-    return X, _cholesky(K), noise
-
-
-def _kernel(kind: str, ls: torch.Tensor, os_: torch.Tensor, A: torch.Tensor, B: torch.Tensor) -> torch.Tensor:
-    """Kernel matrix ``k(A, B)`` ``(..., m, p)`` for ``A (..., m, d)``, ``B (..., p, d)``.
-
-    Squared distances by ``|a|^2 + |b|^2 - 2 a.b`` (as GPyTorch does): no ``(m, p, d)``
-    intermediate.
-    """
-    a, b = A / ls, B / ls
-    r2 = (a.square().sum(-1, keepdim=True) + b.square().sum(-1).unsqueeze(-2)
-          - 2.0 * a @ b.transpose(-1, -2)).clamp_min(0.0)  # fmt: skip
-    if kind == "rbf":
-        return os_ * torch.exp(-0.5 * r2)
-    r = torch.sqrt(r2.clamp_min(1e-30))
-    return os_ * (1.0 + math.sqrt(5.0) * r + 5.0 / 3.0 * r2) * torch.exp(-math.sqrt(5.0) * r)
-
-
-class JointPosterior:
-    """Differentiable joint posterior of ``f`` at a batch of point sets, in ``y`` units.
-
-    The same quantity as ``model.posterior(P)`` (mean and covariance) for the RBF and
-    Matern-5/2 GPs of :func:`isoline.models.gp.fit_gp`, computed directly from the
-    training Cholesky factor (no GPyTorch dispatch): the one-shot look-ahead evaluates it
-    thousands of times per iteration, where the dispatch dominated the cost (profiled).
-    """
-
-    def __init__(self, model: Model) -> None:
-        self.kind, self.ls, self.os = _kernel_parts(model)
-        self.Xtr, self.L, _ = _train_factor(model)
-        with torch.no_grad():
-            m0 = model.mean_module(self.Xtr[:1]).reshape(-1)[0]
-            r = model.train_targets.reshape(-1) - model.mean_module(self.Xtr).reshape(-1)
-            self.alpha = torch.cholesky_solve(r.unsqueeze(-1), self.L).reshape(-1)
-        self.m0 = m0.detach()
-        tf = model.outcome_transform
-        self.shift = float(tf.means.reshape(-1)[0])
-        self.scale = float(tf.stdvs.reshape(-1)[0])
-
-    def __call__(self, P: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """Mean ``(..., m)`` and covariance ``(..., m, m)`` of ``f`` at ``P (..., m, d)``."""
-        Kpx = _kernel(self.kind, self.ls, self.os, P, self.Xtr)  # (..., m, n)
-        mean = self.m0 + Kpx @ self.alpha
-        V = torch.linalg.solve_triangular(self.L, Kpx.transpose(-1, -2), upper=False)
-        cov = _kernel(self.kind, self.ls, self.os, P, P) - V.transpose(-1, -2) @ V
-        return self.shift + self.scale * mean, self.scale**2 * cov
-
-
-class GradientPosterior:
-    """Fast posterior of ``grad f(x)`` for repeated queries on one GP (MPD's walk).
-
-    Same quantity as :meth:`isoline.models.gp.GP.gradient_posterior` (mean ``(d,)`` and
-    covariance ``(d, d)`` in ``y`` units), with analytic kernel derivatives and the
-    training factorization computed once: one query costs ``O(n^2 d + n d^2)``.
-    """
-
-    def __init__(self, gp: GP) -> None:
-        model = gp.model
-        self.kind, self.ls, self.os = _kernel_parts(model)
-        self.Xtr, self.L, _ = _train_factor(model)
-        with torch.no_grad():
-            r = model.train_targets.reshape(-1) - model.mean_module(self.Xtr).reshape(-1)
-            self.alpha = torch.cholesky_solve(r.unsqueeze(-1), self.L).reshape(-1)
-        self.scale = float(model.outcome_transform.stdvs.reshape(-1)[0])
-        self.prior = _CURVATURE[self.kind] * self.os / self.ls**2
-
-    def __call__(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        xt = torch.as_tensor(np.asarray(x, dtype=float), dtype=DTYPE).reshape(-1)
-        with torch.no_grad():
-            _, J = _k_and_grad(self.kind, self.ls, self.os, xt, self.Xtr)  # (n, d)
-            mean = (J.T @ self.alpha) * self.scale
-            V = torch.linalg.solve_triangular(self.L, J, upper=False)
-            cov = (torch.diag(self.prior) - V.T @ V) * self.scale**2
-        cov = 0.5 * (cov + cov.T)
-        return mean.numpy().copy(), cov.numpy().copy()
-
-
-class _GradientCrossCovariance(AcquisitionFunction):
-    """Base of the sampling criteria: for candidates ``z`` the posterior covariance
-    ``c(z) = Cov(grad f(x), f(z) | D)`` ``(b, d)`` and ``s(z) = Var(y(z) | D)`` ``(b,)``, both
-    in ``y`` units, with ``D`` the model's training data (Rasmussen & Williams 2006, §9.4):
-    ``c(z) = dk(x, z)/dx - dk(x, X)/dx K^-1 k(X, z)``, ``s(z) = k(z, z) + noise -
-    k(z, X) K^-1 k(X, z)``. Kernel derivatives are analytic (RBF or Matern-5/2).
-    """
-
-    def __init__(self, model: Model, x: np.ndarray) -> None:
-        super().__init__(model)
-        self.x = torch.as_tensor(np.asarray(x, dtype=float), dtype=DTYPE).reshape(-1)
-        self.kind, self.ls, self.os = _kernel_parts(model)
-        self.Xtr, self.L, self.noise_std = _train_factor(model)
-        with torch.no_grad():
-            _, J = _k_and_grad(self.kind, self.ls, self.os, self.x, self.Xtr)  # (n, d)
-            self.KinvJ = torch.cholesky_solve(J, self.L)
-        self.y_var = float(model.outcome_transform.stdvs.reshape(-1)[0]) ** 2
-
-    def cross(self, X: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """``c (..., d)`` and ``s (...)`` for candidates ``X (..., 1, d)``."""
-        z = X.squeeze(-2)
-        kXz = _kernel(self.kind, self.ls, self.os, z.unsqueeze(-2), self.Xtr).squeeze(-2)
-        _, g0 = _k_and_grad(self.kind, self.ls, self.os, self.x, z.unsqueeze(-2))
-        c = g0.squeeze(-2) - kXz @ self.KinvJ  # (..., d)
-        V = torch.linalg.solve_triangular(self.L, kXz.unsqueeze(-1), upper=False).squeeze(-1)
-        s = (self.os + self.noise_std - V.square().sum(-1)).clamp_min(1e-12)
-        return c * self.y_var, s * self.y_var
-
-
-class GradientInformation(_GradientCrossCovariance):
+class GradientInformation(AcquisitionFunction):
     """GIBO's sampling criterion (MinUCB eq. (5)) as a variance reduction, maximized.
 
     ``alpha(z) = ||c(z)||^2 / s(z)``: how much adding ``z`` lowers the trace of the posterior
     covariance of ``grad f(x)``; maximizing it minimizes ``alpha_trace(x, D + z)``.
     Input ``(b, 1, d)``, output ``(b,)`` in ``y`` units squared.
     """
+
+    def __init__(self, model: Model, x: np.ndarray) -> None:
+        super().__init__(model)
+        self.cross = GradientCrossCovariance(model, x)
 
     @t_batch_mode_transform(expected_q=1)
     def forward(self, X: torch.Tensor) -> torch.Tensor:
@@ -467,17 +289,6 @@ def greedy_samples(
             if float(gain) < epsilon:
                 break
     return out
-
-
-def _cholesky(K: torch.Tensor) -> torch.Tensor:
-    """Lower Cholesky factor of ``K``, adding growing jitter if needed."""
-    scale = float(K.diagonal(dim1=-2, dim2=-1).abs().max().clamp_min(1e-300))
-    eye = torch.eye(K.shape[-1], dtype=K.dtype)
-    for jitter in (0.0, 1e-10, 1e-8, 1e-6, 1e-4, 1e-2):
-        L, info = torch.linalg.cholesky_ex(K + jitter * scale * eye)
-        if int(info.max()) == 0:
-            return L
-    raise RuntimeError("covariance is not positive definite even with jitter 1e-2")
 
 
 # -- the ask/tell state machine ------------------------------------------------------------

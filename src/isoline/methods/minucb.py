@@ -13,10 +13,13 @@ The sampling is GIBO's (:class:`isoline.methods.gibo.GIBO`); only the move diffe
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
-from isoline.methods.local import GradientLocalBO, check_float, check_int, minimize_ucb
+from isoline.methods.local import GradientLocalBO, minimize_ucb
 from isoline.registry import register
+from isoline.validation import check_float, check_int, check_positive
 
 __all__ = ["MinUCB"]
 
@@ -44,23 +47,13 @@ class MinUCB(GradientLocalBO):
         b1: int = 1,
         b2: int | None = None,
         delta: float = 0.2,
-        n_max: int | None = None,
-        kernel: str = "rbf",
-        lengthscale: float | list[float] | None = None,
-        outputscale: float | None = None,
-        noise: float | None = None,
-        num_restarts: int = 5,
-        raw_samples: int = 64,
-        **common: object,
+        **options: Any,
     ) -> None:
-        super().__init__(
-            dim, n_max=n_max, kernel=kernel, lengthscale=lengthscale, outputscale=outputscale,
-            noise=noise, num_restarts=num_restarts, raw_samples=raw_samples, **common,
-        )  # fmt: skip
-        self.beta = check_float(beta, "beta")
+        super().__init__(dim, **options)
+        self.beta = check_positive(beta, "beta")
         self.n_repeat = check_int(b1, "b1", 1)
         self.n_samples = check_int(dim if b2 is None else b2, "b2", 1)
-        self.delta = check_float(delta, "delta", 0.0, 1.0)
+        self.delta = check_float(delta, "delta", 0.0, 1.0, low_open=True)
 
     def _move(self) -> np.ndarray:
         """Line 8: ``argmin_x mu(x) + beta sigma(x)``."""

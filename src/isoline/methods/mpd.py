@@ -26,24 +26,20 @@ from __future__ import annotations
 
 import functools
 import math
+from typing import Any
 
 import numpy as np
 import torch
+from botorch.acquisition import AcquisitionFunction
 from botorch.models.model import Model
 from botorch.utils.transforms import t_batch_mode_transform
 from scipy.stats import norm
 
-from isoline.methods.local import (
-    _CURVATURE,
-    GradientLocalBO,
-    GradientPosterior,
-    _cholesky,
-    _GradientCrossCovariance,
-    _k_and_grad,
-    check_float,
-    check_int,
-)
+from isoline.methods.local import GradientLocalBO
+from isoline.models.derivatives import GradientCrossCovariance, GradientPosterior
+from isoline.models.linalg import cholesky
 from isoline.registry import register
+from isoline.validation import check_float, check_int
 
 __all__ = ["MPD", "DescentInformation", "most_probable_descent"]
 
@@ -53,7 +49,7 @@ def most_probable_descent(mu: np.ndarray, Sigma: np.ndarray) -> tuple[np.ndarray
 
     ``mu (d,)``, ``Sigma (d, d)``: posterior mean and covariance of ``grad f(x)``.
     """
-    L = _cholesky(torch.as_tensor(Sigma))
+    L = cholesky(torch.as_tensor(Sigma), max_jitter=1e-2)
     w = torch.cholesky_solve(torch.as_tensor(mu).reshape(-1, 1), L).reshape(-1).numpy()
     m2 = max(float(mu @ w), 0.0)
     nrm = float(np.linalg.norm(w))
@@ -62,21 +58,21 @@ def most_probable_descent(mu: np.ndarray, Sigma: np.ndarray) -> tuple[np.ndarray
     return -w / nrm, float(norm.cdf(math.sqrt(m2)))
 
 
-class DescentInformation(_GradientCrossCovariance):
+class DescentInformation(AcquisitionFunction):
     """MPD's sampling criterion: ``((a^T mu)^2 + c^T a) / (s - c^T a)`` (maximized).
 
     ``mu (d,)`` is the gradient mean at ``x`` (held fixed); ``Sigma`` is the gradient
-    covariance at ``x`` under the model's training data. Input ``(b, 1, d)``.
+    covariance at ``x`` under the model's training data, ``c`` and ``s`` the
+    :class:`~isoline.models.derivatives.GradientCrossCovariance` of a candidate.
+    Input ``(b, 1, d)``.
     """
 
     def __init__(self, model: Model, x: np.ndarray, grad_mean: np.ndarray) -> None:
-        super().__init__(model, x)
+        super().__init__(model)
+        self.cross = GradientCrossCovariance(model, x)
         self.mu = torch.as_tensor(np.asarray(grad_mean, dtype=float), dtype=torch.float64)
-        with torch.no_grad():
-            _, J = _k_and_grad(self.kind, self.ls, self.os, self.x, self.Xtr)  # (n, d)
-            prior = torch.diag(_CURVATURE[self.kind] * self.os / self.ls**2)
-            Sigma = (prior - J.T @ self.KinvJ) * self.y_var
-            self.LS = _cholesky(0.5 * (Sigma + Sigma.T))
+        Sigma = self.cross.gradient_covariance()
+        self.LS = cholesky(0.5 * (Sigma + Sigma.T), max_jitter=1e-2)
 
     @t_batch_mode_transform(expected_q=1)
     def forward(self, X: torch.Tensor) -> torch.Tensor:
@@ -113,25 +109,15 @@ class MPD(GradientLocalBO):
         step: float = 0.01,
         p_threshold: float = 0.65,
         max_steps: int = 1000,
-        n_max: int | None = None,
-        kernel: str = "rbf",
-        lengthscale: float | list[float] | None = None,
-        outputscale: float | None = None,
-        noise: float | None = None,
-        num_restarts: int = 5,
-        raw_samples: int = 64,
-        **common: object,
+        **options: Any,
     ) -> None:
-        super().__init__(
-            dim, n_max=n_max, kernel=kernel, lengthscale=lengthscale, outputscale=outputscale,
-            noise=noise, num_restarts=num_restarts, raw_samples=raw_samples, **common,
-        )  # fmt: skip
+        super().__init__(dim, **options)
         self.n_samples = check_int(dim if n_samples is None else n_samples, "n_samples", 1)
-        self.delta = check_float(delta, "delta", 0.0, 1.0)
-        self.step = check_float(step, "step", 0.0, 1.0)
-        self.p_threshold = check_float(p_threshold, "p_threshold", 0.5, 1.0)
-        if self.p_threshold >= 1.0:
-            raise ValueError(f"p_threshold must be in (0.5, 1), got {p_threshold}")
+        self.delta = check_float(delta, "delta", 0.0, 1.0, low_open=True)
+        self.step = check_float(step, "step", 0.0, 1.0, low_open=True)
+        self.p_threshold = check_float(
+            p_threshold, "p_threshold", 0.5, 1.0, low_open=True, high_open=True
+        )
         self.max_steps = check_int(max_steps, "max_steps", 1)
         self._grad_mean: np.ndarray | None = None
         self.last_steps = 0
@@ -150,7 +136,7 @@ class MPD(GradientLocalBO):
         gp = self._fit()
         if gp is None:  # every evaluation failed so far: jump to a random point
             return self.rng.random(self.dim)
-        grad = GradientPosterior(gp)
+        grad = GradientPosterior(gp.model)
         x = self.center.copy()
         self.last_steps = 0
         for _ in range(self.max_steps):

@@ -18,27 +18,28 @@ criticism of the method). Batches: ``q`` independent perturbations and fits.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import torch
 
 from isoline.designs import sobol
-from isoline.methods.base import Method
-from isoline.methods.neuralbo import check_count, check_positive, standardize, torch_generator
+from isoline.methods.network import NetworkMethod, standardize, torch_generator
 from isoline.models.neural import (
     DTYPE,
     fit_network,
-    init_weights,
     network_forward,
     network_inputs,
     refine_minimizers,
 )
 from isoline.registry import register
+from isoline.validation import check_positive
 
 __all__ = ["NeuralGreedy"]
 
 
 @register
-class NeuralGreedy(Method):
+class NeuralGreedy(NetworkMethod):
     """Greedy argmin of a network fitted to perturbed targets; see the module docstring.
 
     Options:
@@ -55,39 +56,20 @@ class NeuralGreedy(Method):
     """
 
     name = "neural-greedy"
-    family = "neural"
+    weight_stream = 0x4E47
     paper = "Paria et al., Be greedy (ICML 2022 AEDAR workshop); NeuralBO paper §7"
 
     def __init__(
         self,
         dim: int,
         *,
-        width: int = 500,
-        depth: int = 2,
-        lr: float = 1e-3,
-        epochs: int = 100,
-        train_batch_size: int = 50,
-        lam: float = 0.01,
         noise: float = 0.1,
+        epochs: int = 100,
         n_candidates: int = 10_000,
-        n_refine: int = 5,
-        **common: object,
+        **options: Any,
     ) -> None:
-        self.width = check_count(width, "width", 1)
-        self.depth = check_count(depth, "depth", 1)
-        self.lr = check_positive(lr, "lr")
-        self.epochs = check_count(epochs, "epochs", 1)
-        self.train_batch_size = check_count(train_batch_size, "train_batch_size", 1)
-        self.lam = check_positive(lam, "lam")
         self.noise = check_positive(noise, "noise")
-        self.n_candidates = check_count(n_candidates, "n_candidates", 1)
-        self.n_refine = check_count(n_refine, "n_refine", 0)
-        super().__init__(dim, **common)  # type: ignore[arg-type]
-        gen = torch_generator(np.random.default_rng([self.seed, 0x4E47]))
-        self._weights0 = init_weights(self.dim + 1, self.width, self.depth, gen)
-        self._weights = [w.clone() for w in self._weights0]
-        self.current_lr = self.lr
-        self.n_divergences = 0
+        super().__init__(dim, epochs=epochs, n_candidates=n_candidates, **options)
 
     def propose(self, q: int) -> np.ndarray:
         X, y = self.data()

@@ -29,27 +29,25 @@ set (a candidate is never taken twice).
 
 from __future__ import annotations
 
-import math
+from typing import Any
 
 import numpy as np
 import torch
 
 from isoline.designs import sobol
-from isoline.methods.base import Method
+from isoline.methods.network import NetworkMethod, standardize, torch_generator
 from isoline.models.neural import (
     DTYPE,
     NTKVariance,
     fit_network,
-    init_weights,
     network_forward,
     network_inputs,
     refine_minimizers,
 )
 from isoline.registry import register
+from isoline.validation import check_choice, check_positive
 
-__all__ = [
-    "INPUT_MAPS", "SPHERE_FROM_DIM", "NeuralBO", "check_positive", "check_count", "standardize",
-]
+__all__ = ["INPUT_MAPS", "SPHERE_FROM_DIM", "NeuralBO"]
 
 #: network input maps of :class:`NeuralBO` (see :func:`isoline.models.neural.network_inputs`)
 INPUT_MAPS = ("auto", "scaled", "sphere")
@@ -57,37 +55,8 @@ INPUT_MAPS = ("auto", "scaled", "sphere")
 SPHERE_FROM_DIM = 50
 
 
-def check_positive(value: object, name: str) -> float:
-    """``value`` as a finite float ``> 0``; TypeError/ValueError naming ``name`` otherwise."""
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{name} must be a number > 0, got {value!r}")
-    if not (math.isfinite(float(value)) and value > 0):
-        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
-    return float(value)
-
-
-def check_count(value: object, name: str, minimum: int) -> int:
-    """``value`` as an int ``>= minimum``; TypeError/ValueError naming ``name`` otherwise."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    if value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return int(value)
-
-
-def standardize(y: np.ndarray) -> np.ndarray:
-    """``(y - mean) / std``; a constant ``y`` is only centred."""
-    std = float(np.std(y))
-    return (y - np.mean(y)) / (std if std > 0 else 1.0)
-
-
-def torch_generator(rng: np.random.Generator) -> torch.Generator:
-    """A torch generator seeded from the method's NumPy generator."""
-    return torch.Generator().manual_seed(int(rng.integers(2**62)))
-
-
 @register
-class NeuralBO(Method):
+class NeuralBO(NetworkMethod):
     """NeuralBO (Algorithms 1-2 of the NeuralBO paper); see the module docstring.
 
     Options (paper defaults, §7):
@@ -121,48 +90,24 @@ class NeuralBO(Method):
     """
 
     name = "neuralbo"
-    family = "neural"
+    weight_stream = 0x4E42
     paper = "Phan-Trong, Tran-The & Gupta, NeuralBO, Neurocomputing 2023 (Alg. 1-2)"
 
     def __init__(
         self,
         dim: int,
         *,
-        width: int = 500,
-        depth: int = 2,
-        lr: float = 1e-3,
-        epochs: int = 50,
-        train_batch_size: int = 50,
-        lam: float = 0.01,
         nu: float = 0.1,
-        n_candidates: int = 50_000,
-        n_refine: int = 5,
         inputs: str = "auto",
-        **common: object,
+        **options: Any,
     ) -> None:
-        self.width = check_count(width, "width", 1)
-        self.depth = check_count(depth, "depth", 1)
-        self.lr = check_positive(lr, "lr")
-        self.epochs = check_count(epochs, "epochs", 1)
-        self.train_batch_size = check_count(train_batch_size, "train_batch_size", 1)
-        self.lam = check_positive(lam, "lam")
         self.nu = check_positive(nu, "nu")
-        self.n_candidates = check_count(n_candidates, "n_candidates", 1)
-        self.n_refine = check_count(n_refine, "n_refine", 0)
-        if inputs not in INPUT_MAPS:
-            raise ValueError(f"inputs must be one of {INPUT_MAPS}, got {inputs!r}")
-        super().__init__(dim, **common)  # type: ignore[arg-type]
+        check_choice(inputs, "inputs", INPUT_MAPS)
+        super().__init__(dim, **options)
         if inputs == "auto":
             inputs = "sphere" if self.dim >= SPHERE_FROM_DIM else "scaled"
         #: the input map in use ("scaled" or "sphere"; "auto" resolved by dimension)
         self.inputs = inputs
-        gen = torch_generator(np.random.default_rng([self.seed, 0x4E42]))
-        self._weights0 = init_weights(self.dim + 1, self.width, self.depth, gen)
-        self._weights = [w.clone() for w in self._weights0]
-        #: current SGD step; divided by 10 after each divergence
-        self.current_lr = self.lr
-        #: number of diverged training runs so far (each one undone)
-        self.n_divergences = 0
 
     def propose(self, q: int) -> np.ndarray:
         X, y = self.data()

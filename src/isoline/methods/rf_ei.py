@@ -46,7 +46,6 @@ import numpy as np
 from scipy.stats import truncnorm
 
 from isoline.methods.base import Method
-from isoline.methods.neuralbo import check_count
 from isoline.models.forest import (
     RandomForestSurrogate,
     expected_improvement,
@@ -54,6 +53,7 @@ from isoline.models.forest import (
     log_scale,
 )
 from isoline.registry import register
+from isoline.validation import check_bool, check_float, check_int
 
 __all__ = ["RandomForestEI"]
 
@@ -100,17 +100,12 @@ class RandomForestEI(Method):
         log_cost: bool = True,
         **common: object,
     ) -> None:
-        self.n_estimators = check_count(n_estimators, "n_estimators", 1)
-        self.n_random = check_count(n_random, "n_random", 1)
-        self.n_local = check_count(n_local, "n_local", 0)
-        self.plateau_steps = check_count(plateau_steps, "plateau_steps", 0)
-        if isinstance(random_fraction, bool) or not isinstance(random_fraction, (int, float)) \
-                or not 0 <= random_fraction <= 1:
-            raise ValueError(f"random_fraction must be a number in [0, 1], got {random_fraction!r}")
-        if not isinstance(log_cost, bool):
-            raise TypeError(f"log_cost must be True or False, got {log_cost!r}")
-        self.random_fraction = float(random_fraction)
-        self.log_cost = log_cost
+        self.n_estimators = check_int(n_estimators, "n_estimators", 1)
+        self.n_random = check_int(n_random, "n_random", 1)
+        self.n_local = check_int(n_local, "n_local", 0)
+        self.plateau_steps = check_int(plateau_steps, "plateau_steps", 0)
+        self.random_fraction = check_float(random_fraction, "random_fraction", 0.0, 1.0)
+        self.log_cost = check_bool(log_cost, "log_cost")
         super().__init__(dim, **common)  # type: ignore[arg-type]
 
     def propose(self, q: int) -> np.ndarray:

@@ -25,9 +25,10 @@ from torch.quasirandom import SobolEngine
 
 from isoline.designs import sobol
 from isoline.methods.base import Method
-from isoline.methods.local import LocalGP, check_float, check_int
+from isoline.methods.local import LocalGP
 from isoline.models.gp import fit_gp
 from isoline.registry import register
+from isoline.validation import check_float, check_int, check_positive
 
 __all__ = ["TuRBO"]
 
@@ -79,10 +80,10 @@ class TuRBO(Method):
         self.lengthscale, self.outputscale, self.noise = (
             gp_opts.lengthscale, gp_opts.outputscale, gp_opts.noise,
         )  # fmt: skip
-        self.refit_growth = check_float(refit_growth, "refit_growth", 0.0, low_open=False)
-        self.length_max = check_float(length_max, "length_max")
-        self.length_min = check_float(length_min, "length_min", 0.0, self.length_max)
-        self.length_init = check_float(length_init, "length_init", 0.0, self.length_max)
+        self.refit_growth = check_float(refit_growth, "refit_growth", 0.0)
+        self.length_max = check_positive(length_max, "length_max")
+        self.length_min = check_float(length_min, "length_min", 0.0, self.length_max, low_open=True)
+        self.length_init = check_float(length_init, "length_init", 0.0, self.length_max, low_open=True)
         if not self.length_min < self.length_init:
             raise ValueError(
                 f"length_init must be in (length_min, length_max] = ({self.length_min}, "

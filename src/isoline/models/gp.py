@@ -45,6 +45,10 @@ from gpytorch.mlls import ExactMarginalLogLikelihood
 from gpytorch.utils.warnings import NumericalWarning
 from linear_operator.utils.errors import NanError, NotPSDError
 
+from isoline.models.derivatives import CURVATURE
+from isoline.models.linalg import GPFitError, cholesky
+from isoline.validation import check_float, check_positive
+
 __all__ = ["GP", "GPFitError", "KERNELS", "MEANS", "fit_gp", "limit_threads"]
 
 #: kernel names accepted by ``kernel=``
@@ -55,10 +59,6 @@ MEANS = ("constant", "zero")
 DTYPE = torch.float64
 #: smallest fixed noise variance used, in standardized units (keeps K invertible)
 MIN_FIXED_NOISE = 1e-8
-#: jitters tried, in order, when the training covariance is not numerically PD
-_JITTERS = (0.0, 1e-10, 1e-8, 1e-6, 1e-4)
-#: -k''(0) of the unit-lengthscale, unit-variance kernels: d^2 k / dx_i dx'_i at x = x'
-_CURVATURE = {"rbf": 1.0, "matern52": 5.0 / 3.0}
 
 
 @contextlib.contextmanager
@@ -93,10 +93,6 @@ def _one_thread(fn: _F) -> _F:
             return fn(*args, **kwargs)
 
     return wrapper  # type: ignore[return-value]
-
-
-class GPFitError(RuntimeError):
-    """The GP could not be made numerically usable (non-finite posterior)."""
 
 
 class GP:
@@ -195,7 +191,7 @@ class GP:
         grad_mean = (J.T @ self._alpha) * s
         V = torch.linalg.solve_triangular(self._L, J, upper=False)  # (n, d)
         ls = self._base_kernel.lengthscale.detach().reshape(-1)
-        prior = torch.diag(_CURVATURE[self.kernel] * self._outputscale_std / ls**2)
+        prior = torch.diag(CURVATURE[self.kernel] * self._outputscale_std / ls**2)
         cov = (prior - V.T @ V) * s**2
         cov = 0.5 * (cov + cov.T)
         return grad_mean.numpy().copy(), cov.numpy().copy()
@@ -233,7 +229,7 @@ class GP:
             K = self.model.covar_module(X).to_dense()
             K = K + self.model.likelihood.noise.reshape(-1)[0] * torch.eye(len(X), dtype=DTYPE)
             r = y - self.model.mean_module(X).reshape(-1)
-            L = _cholesky(K)
+            L = cholesky(K)
             alpha = torch.cholesky_solve(r.unsqueeze(-1), L).reshape(-1)
         if not torch.isfinite(alpha).all():
             raise GPFitError("GP training system gave non-finite weights")
@@ -293,8 +289,8 @@ def _fit_gp(
         raise ValueError(f"kernel must be one of {KERNELS}, got {kernel!r}")
     if mean not in MEANS:
         raise ValueError(f"mean must be one of {MEANS}, got {mean!r}")
-    os_ = None if outputscale is None else _check_positive(outputscale, "outputscale")
-    nz = None if noise is None else _check_positive(noise, "noise", allow_zero=True)
+    os_ = None if outputscale is None else check_positive(outputscale, "outputscale")
+    nz = None if noise is None else check_float(noise, "noise", 0.0)
     if not isinstance(fit, bool):
         raise TypeError(f"fit must be True or False, got {fit!r}")
     d = Xt.shape[1]
@@ -359,15 +355,6 @@ def _min_stdv(y: torch.Tensor) -> float:
     return max(1e-14 * float(y.abs().max()), 1e-300)
 
 
-def _check_positive(v: object, name: str, allow_zero: bool = False) -> float:
-    if isinstance(v, bool) or not isinstance(v, (int, float, np.floating, np.integer)):
-        raise TypeError(f"{name} must be a float or None, got {v!r}")
-    v = float(v)
-    if not np.isfinite(v) or v < 0 or (v == 0 and not allow_zero):
-        allowed = ">= 0" if allow_zero else "> 0"
-        raise ValueError(f"{name} must be finite and {allowed}, got {v}")
-    return v
-
 
 def _make_kernel(
     kernel: str,
@@ -418,16 +405,3 @@ def _load_init(model: SingleTaskGP, init: Mapping[str, np.ndarray]) -> None:
                 v = torch.as_tensor(np.asarray(init[name]), dtype=DTYPE)
                 if v.shape == p.shape and torch.isfinite(v).all():
                     p.copy_(v)
-
-
-def _cholesky(K: torch.Tensor) -> torch.Tensor:
-    """Lower Cholesky factor of ``K``, adding growing jitter; GPFitError if impossible."""
-    scale = float(K.diagonal().abs().max().clamp_min(1e-300))
-    eye = torch.eye(K.shape[-1], dtype=K.dtype)
-    for jitter in _JITTERS:
-        L, info = torch.linalg.cholesky_ex(K + jitter * scale * eye)
-        if int(info) == 0 and torch.isfinite(L).all():
-            return L
-    raise GPFitError(
-        f"GP training covariance is not positive definite even with jitter {_JITTERS[-1]}"
-    )

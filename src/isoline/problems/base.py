@@ -30,6 +30,7 @@ import numpy as np
 
 from isoline.designs import sobol
 from isoline.space import Box
+from isoline.validation import check_int
 
 __all__ = ["Problem", "Info"]
 
@@ -86,8 +87,8 @@ class Problem:
         lower_bound: float | None = None,
         names: list[str] | None = None,
     ) -> None:
-        self.dim = _check_int(dim, "dim", 1)
-        self.seed = _check_int(seed, "seed", 0)
+        self.dim = check_int(dim, "dim", 1)
+        self.seed = check_int(seed, "seed", 0)
         self.space = Box(lower, upper, names=names)
         if self.space.dim != self.dim:
             raise ValueError(f"bounds have {self.space.dim} entries but dim={self.dim}")
@@ -247,11 +248,3 @@ class Problem:
             f"{type(self).__name__}(name={self.name!r}, dim={self.dim}, "
             f"noise_std={self.noise_std:g}, seed={self.seed})"
         )
-
-
-def _check_int(v: object, name: str, lo: int) -> int:
-    if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
-        raise TypeError(f"{name} must be an integer >= {lo}, got {v!r}")
-    if v < lo:
-        raise ValueError(f"{name} must be an integer >= {lo}, got {v}")
-    return int(v)

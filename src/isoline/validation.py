@@ -1,0 +1,101 @@
+"""Argument checks shared by the whole package.
+
+Every check returns the value converted to a plain Python type, or raises ``TypeError``
+when the value has the wrong type and ``ValueError`` when it has the right type but is out
+of range; both messages name the argument. Booleans are never accepted as numbers.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Collection
+from typing import TypeVar
+
+__all__ = [
+    "check_bool",
+    "check_choice",
+    "check_float",
+    "check_int",
+    "check_positive",
+    "check_probability",
+]
+
+_T = TypeVar("_T")
+
+
+def check_int(value: object, name: str, minimum: int | None = None, maximum: int | None = None) -> int:
+    """``value`` as an ``int`` in ``[minimum, maximum]`` (either bound may be ``None``)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer{_int_range(minimum, maximum)}, got {value!r}")
+    v = int(value)
+    if (minimum is not None and v < minimum) or (maximum is not None and v > maximum):
+        raise ValueError(f"{name} must be an integer{_int_range(minimum, maximum)}, got {v}")
+    return v
+
+
+def check_float(
+    value: object,
+    name: str,
+    low: float = -math.inf,
+    high: float = math.inf,
+    *,
+    low_open: bool = False,
+    high_open: bool = False,
+) -> float:
+    """``value`` as a finite ``float`` in the interval from ``low`` to ``high``.
+
+    The ends are included unless ``low_open`` / ``high_open``.
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a number, got {value!r}")
+    v = float(value)
+    above = v > low if low_open else v >= low
+    below = v < high if high_open else v <= high
+    if not (math.isfinite(v) and above and below):
+        interval = f"{'(' if low_open else '['}{low}, {high}{')' if high_open else ']'}"
+        raise ValueError(f"{name} must be a finite number in {interval}, got {value!r}")
+    return v
+
+
+def check_positive(value: object, name: str) -> float:
+    """``value`` as a finite ``float > 0``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a number > 0, got {value!r}")
+    v = float(value)
+    if not (math.isfinite(v) and v > 0):
+        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
+    return v
+
+
+def check_probability(value: object, name: str) -> float:
+    """``value`` as a ``float`` in the open interval ``(0, 1)``."""
+    return check_float(value, name, 0.0, 1.0, low_open=True, high_open=True)
+
+
+def check_choice(value: _T, name: str, choices: Collection[object]) -> _T:
+    """``value`` itself if it is one of ``choices``."""
+    try:
+        ok = bool(value in choices)
+    except (TypeError, ValueError):  # e.g. an array, whose comparison has no single truth
+        ok = False
+    if not ok:
+        raise ValueError(f"{name} must be one of {tuple(choices)}, got {value!r}")
+    return value
+
+
+def check_bool(value: object, name: str) -> bool:
+    """``value`` if it is ``True`` or ``False`` (no other truthy objects)."""
+    if not isinstance(value, bool):
+        raise TypeError(f"{name} must be True or False, got {value!r}")
+    return value
+
+
+def _int_range(minimum: int | None, maximum: int | None) -> str:
+    if minimum is not None and maximum is not None:
+        return f" in [{minimum}, {maximum}]"
+    if minimum is not None:
+        return f" >= {minimum}"
+    if maximum is not None:
+        return f" <= {maximum}"
+    return ""
