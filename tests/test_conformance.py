@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import isoline as iso
-from isoline.registry import get_method
+from isoline.methods.registry import get_method
 
 METHODS = [m.name for m in iso.methods()]
 BATCH_METHODS = [m.name for m in iso.methods() if m.supports_batch]

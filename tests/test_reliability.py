@@ -21,7 +21,7 @@ import pytest
 import torch
 
 import isoline as iso
-from isoline.registry import get_method
+from isoline.methods.registry import get_method
 from isoline.runs import ObjectiveError
 from isoline.store import Store, StoreError
 

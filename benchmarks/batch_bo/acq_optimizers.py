@@ -23,7 +23,8 @@ import torch
 
 from isoline import problems
 from isoline.designs.lattice import lattice_design
-from isoline.methods.bkop import BKOP, single_threaded
+from isoline.methods.bkop import BKOP
+from isoline.threads import single_threaded
 
 FUNCTIONS = ["rosenbrock", "ackley", "levy", "dixon-price"]
 SEEDS = range(3)

@@ -29,7 +29,7 @@ from scipy import stats
 import isoline as iso
 from isoline.bench.config import load_config
 from isoline.bench.runner import ProblemObjective, resolve_options
-from isoline.methods.base import single_threaded
+from isoline.threads import single_threaded
 
 LOCAL = ("la-minucb", "minucb", "gibo", "mpd")
 

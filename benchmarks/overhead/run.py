@@ -51,9 +51,9 @@ from gpytorch.mlls import ExactMarginalLogLikelihood
 
 import isoline
 from isoline.designs import sobol
-from isoline.models.gp import limit_threads
+from isoline.methods.registry import make_method
 from isoline.problems import get as get_problem
-from isoline.registry import make_method
+from isoline.threads import limit_threads
 
 ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "benchmarks" / "results" / "overhead"

@@ -35,7 +35,7 @@ import time
 from pathlib import Path
 
 import isoline as iso
-from isoline.registry import get_method
+from isoline.methods.registry import get_method
 
 HERE = Path(__file__).resolve().parent
 DRIVER = HERE / "driver.py"

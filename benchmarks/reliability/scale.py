@@ -23,7 +23,7 @@ import numpy as np
 from scipy.stats import mannwhitneyu
 
 import isoline as iso
-from isoline.registry import get_method
+from isoline.methods.registry import get_method
 
 OUT = Path(__file__).resolve().parents[1] / "results" / "reliability" / "scale.md"
 SCALES = (2.0**-30, 1e-9, 1.0, 1e9, 2.0**30)

@@ -6,8 +6,8 @@
 """
 
 from isoline import designs, problems
+from isoline.methods.registry import MethodInfo, methods
 from isoline.optimizer import Optimizer, Result
-from isoline.registry import MethodInfo, methods
 from isoline.runs import ObjectiveError, minimize
 from isoline.space import Box
 from isoline.store import Store, StoreError

@@ -36,12 +36,12 @@ from botorch.acquisition import (
     LogExpectedImprovement,
     UpperConfidenceBound,
 )
+from botorch.acquisition.objective import ScalarizedPosteriorTransform
 from botorch.exceptions.warnings import BadInitialCandidatesWarning, OptimizationWarning
 from botorch.models.model import Model
 from botorch.optim import optimize_acqf
 from torch.quasirandom import SobolEngine
 
-from isoline.models.gp import limit_threads
 from isoline.validation import check_choice, check_int, check_positive, check_probability
 
 __all__ = [
@@ -49,6 +49,7 @@ __all__ = [
     "RelativeFloorUCB",
     "check_ucb_beta",
     "maximize",
+    "negated",
     "outside_range_unit",
     "srinivas_beta",
     "ucb_beta",
@@ -103,25 +104,6 @@ def maximize(
     Returns:
         ``X (q, d)`` numpy array and the acquisition value of the batch ``acqf(X)``.
     """
-    with limit_threads():
-        return _maximize(
-            acqf, d, q, bounds, num_restarts, raw_samples, sequential, fixed_features,
-            initial_conditions, options,
-        )
-
-
-def _maximize(
-    acqf: AcquisitionFunction,
-    d: int,
-    q: int,
-    bounds: np.ndarray | None,
-    num_restarts: int,
-    raw_samples: int,
-    sequential: bool,
-    fixed_features: Mapping[int, float] | None,
-    initial_conditions: np.ndarray | None,
-    options: Mapping[str, object] | None,
-) -> tuple[np.ndarray, float]:
     d = check_int(d, "d", 1)
     q = check_int(q, "q", 1)
     num_restarts = check_int(num_restarts, "num_restarts", 1)
@@ -247,6 +229,13 @@ class RelativeFloorUCB(_RelativeFloor, UpperConfidenceBound):
 
 class RelativeFloorLogEI(_RelativeFloor, LogExpectedImprovement):
     """BoTorch's analytic ``LogExpectedImprovement`` with a scale-relative variance floor."""
+
+
+def negated() -> ScalarizedPosteriorTransform:
+    """Posterior transform to ``-f``: BoTorch's acquisitions, made to maximize, then
+    minimize ``f`` on a model of ``y`` (isoline's sign convention, :mod:`isoline.methods.base`).
+    """
+    return ScalarizedPosteriorTransform(torch.tensor([-1.0], dtype=DTYPE))
 
 
 def _value(acqf: AcquisitionFunction, X: torch.Tensor) -> float:

@@ -8,8 +8,8 @@ from typing import Any
 
 import numpy as np
 
+from isoline.methods.registry import make_method
 from isoline.parallel import as_real
-from isoline.registry import make_method
 from isoline.space import Box
 from isoline.store import StudyRecord, Trial
 

@@ -8,11 +8,11 @@ import torch
 
 import isoline as iso
 from isoline.designs import sobol
-from isoline.methods.base import single_threaded
 from isoline.methods.bkop import BKOP, BatchKernelAcquisition, cma_maximize
 from isoline.methods.bull import Bull
 from isoline.methods.gp_bucb import GPBUCB, HallucinatedUCB
 from isoline.methods.gp_ucb_pe import GPUCBPE, LowerBound
+from isoline.threads import single_threaded
 
 D = 3
 

@@ -11,8 +11,8 @@ from botorch.acquisition import AcquisitionFunction, PosteriorMean
 
 from isoline.acquisition import maximize, srinivas_beta
 from isoline.methods.gp_bo import _dedupe
+from isoline.methods.registry import make_method
 from isoline.models.gp import fit_gp
-from isoline.registry import make_method
 
 GP_METHODS = ["gp-ei", "gp-ucb", "gp-ts"]
 

@@ -15,9 +15,9 @@ import torch
 from botorch.sampling.normal import SobolQMCNormalSampler
 
 import isoline as iso
+from isoline.methods.registry import make_method
 from isoline.models.derivatives import GradientPosterior, JointPosterior
 from isoline.models.gp import fit_gp
-from isoline.registry import make_method
 
 local = importlib.import_module("isoline.methods.local")
 mpd = importlib.import_module("isoline.methods.mpd")

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import isoline as iso
+from isoline.methods.registry import make_method
 from isoline.models.forest import RandomForestSurrogate, expected_improvement
-from isoline.registry import make_method
 
 #: options that keep the methods fast in tests (the defaults are the papers')
 FAST = {

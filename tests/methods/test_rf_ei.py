@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from isoline.methods.registry import make_method
 from isoline.methods.rf_ei import RandomForestEI
 from isoline.models.forest import (
     RandomForestSurrogate,
@@ -12,7 +13,6 @@ from isoline.models.forest import (
     log_expected_improvement,
     log_scale,
 )
-from isoline.registry import make_method
 
 
 def bowl(X: np.ndarray) -> np.ndarray:

@@ -187,7 +187,7 @@ def parse_config(raw: Any, default_name: str = "bench") -> BenchConfig:
 
 
 def _method(m: Any) -> MethodSpec:
-    from isoline.registry import get_method
+    from isoline.methods.registry import get_method
 
     if isinstance(m, str):
         m = {"name": m}

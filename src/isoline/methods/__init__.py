@@ -1,13 +1,8 @@
-"""Optimization methods, one module per algorithm (see :mod:`isoline.methods.base`)."""
+"""Optimization methods, one module per algorithm (see :mod:`isoline.methods.base`).
 
-#: modules whose import registers methods; add new method modules here
-METHOD_MODULES: tuple[str, ...] = (
-    "classic",
-    "gibo", "mpd", "minucb", "la_minucb", "turbo",  # local BO (issue 4)
-    "gp_bo",
-    "bkop", "gp_bucb", "gp_ucb_pe", "bull",
-    "neuralbo",
-    "neural_greedy",
-    "dngo",
-    "rf_ei",
-)
+Families share their machinery in a base module: :mod:`~isoline.methods.local` (GIBO,
+MPD, MinUCB, LA-MinUCB), :mod:`~isoline.methods.bkop` (the batch kernel methods),
+:mod:`~isoline.methods.network` (NeuralBO, NeuralGreedy) and
+:mod:`~isoline.methods.gp_bo` (GP-EI, GP-UCB, GP-TS). Methods are found by name through
+:mod:`~isoline.methods.registry`.
+"""

@@ -8,8 +8,19 @@ comes from ``self.rng`` (a NumPy generator seeded once), so the whole object can
 pickled after any ``ask`` and a restored copy continues the exact same trajectory.
 
 Subclasses implement :meth:`propose` (and may override :meth:`observe` to update state).
-Their options are keyword-only ``__init__`` arguments with documented defaults; the
-registry validates option names against that signature.
+Their options are keyword-only ``__init__`` arguments with documented defaults, checked
+with :mod:`isoline.validation`; options shared by a family are declared once, in the
+family's base class, and the registry collects them along the class hierarchy.
+
+Sign convention (every method follows it):
+
+* methods **minimize** ``f``, and every surrogate (GP, network, forest, Bayesian linear
+  regression) is fitted to ``y`` itself, never to ``-y``;
+* acquisition functions are **maximized** (BoTorch's convention), so an acquisition is
+  written as "larger is better": ``-(mu + beta sigma)``, ``-mu``, an expected improvement
+  below the best ``y``, an information gain. BoTorch's own acquisitions get ``-f`` through
+  :func:`isoline.acquisition.negated` or their ``maximize=False``;
+* a method that searches a sample or a mean directly takes its *argmin*.
 """
 
 from __future__ import annotations
@@ -21,25 +32,12 @@ from typing import ClassVar
 
 import numpy as np
 import torch
-from threadpoolctl import threadpool_limits
 
 from isoline.designs import initial_design
-from isoline.models.gp import limit_threads
+from isoline.threads import single_threaded
 from isoline.validation import check_int
 
-__all__ = ["Method", "single_threaded", "variance_floor"]
-
-
-@contextlib.contextmanager
-def single_threaded() -> Iterator[None]:
-    """Run the enclosed block on one torch and one BLAS thread, then restore the settings.
-
-    Results then do not depend on the machine's thread count, and the small matrices of
-    acquisition loops run faster: thread start-up and spinning slowed one CMA-ES run ~10x
-    on a shared machine (numpy ``eigh`` of 30 x 30: 31 ms instead of < 1 ms).
-    """
-    with limit_threads(1), threadpool_limits(limits=1):
-        yield
+__all__ = ["Method", "variance_floor"]
 
 
 #: GPyTorch's floor on posterior variances in float64, made for ``y`` of order one

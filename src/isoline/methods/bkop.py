@@ -40,8 +40,8 @@ from botorch.models.model import Model
 
 from isoline.acquisition import maximize, y_unit
 from isoline.methods.base import Method
+from isoline.methods.registry import register
 from isoline.models.gp import GP, KERNELS, fit_gp
-from isoline.registry import register
 from isoline.validation import check_choice, check_float, check_int
 
 __all__ = [

@@ -25,7 +25,7 @@ from botorch.models.model import Model
 
 from isoline.designs import sobol
 from isoline.methods.bkop import KernelBatchMethod
-from isoline.registry import register
+from isoline.methods.registry import register
 from isoline.validation import check_int
 
 __all__ = ["Bull", "NegativeMean"]

@@ -7,7 +7,7 @@ import numpy as np
 
 from isoline.designs import sobol
 from isoline.methods.base import Method
-from isoline.registry import register
+from isoline.methods.registry import register
 from isoline.validation import check_float, check_int
 
 __all__ = ["RandomSearch", "SobolSearch", "CMAES"]

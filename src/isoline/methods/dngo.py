@@ -16,16 +16,14 @@ otherwise produces). isoline minimizes, so improvement is below ``min y``.
 from __future__ import annotations
 
 import numpy as np
-import torch
 from botorch.acquisition import qLogExpectedImprovement
 from botorch.acquisition.logei import TAU_MAX, TAU_RELU
-from botorch.acquisition.objective import ScalarizedPosteriorTransform
 
-from isoline.acquisition import RelativeFloorLogEI, maximize, y_unit
+from isoline.acquisition import RelativeFloorLogEI, maximize, negated, y_unit
 from isoline.methods.base import Method
 from isoline.methods.network import torch_generator
-from isoline.models.dngo import DNGO, DTYPE
-from isoline.registry import register
+from isoline.methods.registry import register
+from isoline.models.dngo import DNGO
 from isoline.validation import check_int, check_positive
 
 __all__ = ["DNGOMethod"]
@@ -82,7 +80,7 @@ class DNGOMethod(Method):
             unit = y_unit(model)  # LogEI's smoothing widths are absolute
             acq = qLogExpectedImprovement(
                 model, best_f=-best, tau_max=TAU_MAX * unit, tau_relu=TAU_RELU * unit,
-                posterior_transform=ScalarizedPosteriorTransform(torch.tensor([-1.0], dtype=DTYPE)),
+                posterior_transform=negated(),
             )
         with self.torch_rng():
             X, _ = maximize(

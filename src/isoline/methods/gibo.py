@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from isoline.methods.local import GradientLocalBO
-from isoline.registry import register
+from isoline.methods.registry import register
 from isoline.validation import check_float, check_int, check_positive
 
 __all__ = ["GIBO"]

@@ -2,9 +2,9 @@
 
 All three refit a GP (:func:`isoline.models.gp.fit_gp`) to every observation at each
 ``propose`` and maximize an acquisition function with :func:`isoline.acquisition.maximize`.
-isoline minimizes while BoTorch maximizes, so the GP is fitted to ``-y``: maximizing an
-acquisition of ``-f`` minimizes ``f``. Failed evaluations are imputed with the worst
-value seen (:meth:`Method.data`).
+The GP models ``y``; BoTorch's acquisitions, made to maximize, see ``-f`` through
+:func:`isoline.acquisition.negated` (or ``maximize=False``), so maximizing them minimizes
+``f``. Failed evaluations are imputed with the worst value seen (:meth:`Method.data`).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from botorch.acquisition import (
     qUpperConfidenceBound,
 )
 from botorch.acquisition.logei import TAU_MAX, TAU_RELU
+from botorch.acquisition.objective import LinearMCObjective
 from botorch.acquisition.thompson_sampling import PathwiseThompsonSampling
 from torch.quasirandom import SobolEngine
 
@@ -25,12 +26,13 @@ from isoline.acquisition import (
     RelativeFloorUCB,
     check_ucb_beta,
     maximize,
+    negated,
     outside_range_unit,
     ucb_beta,
 )
 from isoline.methods.base import Method
-from isoline.models.gp import GP, KERNELS, fit_gp, limit_threads
-from isoline.registry import register
+from isoline.methods.registry import register
+from isoline.models.gp import GP, KERNELS, fit_gp
 from isoline.validation import check_bool, check_choice, check_int
 
 __all__ = ["GPEI", "GPUCB", "GPTS"]
@@ -73,13 +75,13 @@ class _GPMethod(Method):
         self.warm_start = check_bool(warm_start, "warm_start")
         self._gp_state: dict[str, np.ndarray] | None = None
 
-    def _fit_negated(self) -> tuple[GP, np.ndarray]:
-        """GP of ``-y`` on all data (failures imputed); returns it and ``-y``."""
+    def _fit(self) -> tuple[GP, np.ndarray]:
+        """GP of ``y`` on all data (failures imputed); returns it and ``y``."""
         X, y = self.data()
-        gp = fit_gp(X, -y, kernel=self.kernel, init=self._gp_state if self.warm_start else None)
+        gp = fit_gp(X, y, kernel=self.kernel, init=self._gp_state if self.warm_start else None)
         if self.warm_start:
             self._gp_state = gp.state()
-        return gp, -y
+        return gp, y
 
     def _maximize(self, acqf: object, q: int, sequential: bool = False) -> np.ndarray:
         X, _ = maximize(
@@ -108,17 +110,19 @@ class GPEI(_GPMethod):
     paper = "Jones et al., J. Glob. Optim. 1998; Ament et al., NeurIPS 2023 (LogEI)"
 
     def propose(self, q: int) -> np.ndarray:
-        with self.torch_rng(), limit_threads():
-            gp, ny = self._fit_negated()
+        with self.torch_rng():
+            gp, y = self._fit()
             unit = outside_range_unit(gp.y_scale)  # LogEI's smoothing widths are absolute
-            acqf = qLogExpectedImprovement(gp.model, best_f=float(ny.max()),
-                                           tau_max=TAU_MAX * unit, tau_relu=TAU_RELU * unit)  # fmt: skip
+            acqf = qLogExpectedImprovement(
+                gp.model, best_f=-float(y.min()), posterior_transform=negated(),
+                tau_max=TAU_MAX * unit, tau_relu=TAU_RELU * unit,
+            )  # fmt: skip
             return self._maximize(acqf, q)
 
 
 @register
 class GPUCB(_GPMethod):
-    """GP-UCB (Srinivas et al. 2010) on ``-f``: maximize ``mu(x) + sqrt(beta) sigma(x)``.
+    """GP-UCB (Srinivas et al. 2010) for minimization: minimize ``mu(x) - sqrt(beta) sigma(x)``.
 
     ``q = 1`` uses analytic UCB (:class:`~isoline.acquisition.RelativeFloorUCB`); ``q > 1`` uses BoTorch's MC
     ``qUpperConfidenceBound`` (Wilson et al. 2017), optimized jointly.
@@ -149,12 +153,12 @@ class GPUCB(_GPMethod):
 
     def propose(self, q: int) -> np.ndarray:
         beta = self.current_beta()
-        with self.torch_rng(), limit_threads():
-            gp, _ = self._fit_negated()
+        with self.torch_rng():
+            gp, _ = self._fit()
             if q == 1:
-                acqf = RelativeFloorUCB(gp.model, beta=beta)
+                acqf = RelativeFloorUCB(gp.model, beta=beta, maximize=False)
             else:
-                acqf = qUpperConfidenceBound(gp.model, beta=beta)
+                acqf = qUpperConfidenceBound(gp.model, beta=beta, posterior_transform=negated())
             return self._maximize(acqf, q)
 
 
@@ -162,7 +166,7 @@ class GPUCB(_GPMethod):
 class GPTS(_GPMethod):
     """GP Thompson sampling (Thompson 1933; GP-TS of Chowdhury & Gopalan 2017).
 
-    Each of the ``q`` batch points maximizes its own posterior sample of ``-f``, drawn
+    Each of the ``q`` batch points minimizes its own posterior sample of ``f``, drawn
     as a pathwise (Matheron-rule, random-Fourier-feature) sample (Wilson et al. 2020,
     BoTorch ``PathwiseThompsonSampling``). A sample is maximized over ``n_candidates``
     scrambled Sobol points, then refined by L-BFGS-B from the best candidate
@@ -190,9 +194,10 @@ class GPTS(_GPMethod):
         self.refine = check_bool(refine, "refine")
 
     def propose(self, q: int) -> np.ndarray:
-        with self.torch_rng(), limit_threads():
-            gp, _ = self._fit_negated()
-            acqf = PathwiseThompsonSampling(gp.model)
+        with self.torch_rng():
+            gp, _ = self._fit()
+            # sample paths of f, negated: maximizing one minimizes that sample of f
+            acqf = PathwiseThompsonSampling(gp.model, objective=LinearMCObjective(-torch.ones(1, dtype=torch.float64)))
             seed = int(torch.randint(2**31 - 1, (1,)))
             C = SobolEngine(self.dim, scramble=True, seed=seed).draw(
                 self.n_candidates, dtype=torch.float64

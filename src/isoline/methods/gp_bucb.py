@@ -25,8 +25,8 @@ from botorch.models.model import Model
 
 from isoline.acquisition import check_ucb_beta, ucb_beta
 from isoline.methods.bkop import KernelBatchMethod
+from isoline.methods.registry import register
 from isoline.models.gp import GP
-from isoline.registry import register
 
 __all__ = ["GPBUCB", "HallucinatedUCB"]
 

@@ -39,9 +39,9 @@ from botorch.sampling.qmc import NormalQMCEngine
 
 from isoline.acquisition import maximize
 from isoline.methods.local import LocalBO, box_around, minimize_ucb, sobol_box
+from isoline.methods.registry import register
 from isoline.models.derivatives import JointPosterior
 from isoline.models.linalg import cholesky
-from isoline.registry import register
 from isoline.validation import check_choice, check_float, check_int, check_positive
 
 __all__ = ["LAMinUCB", "LookaheadUCB"]

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from isoline.methods.local import GradientLocalBO, minimize_ucb
-from isoline.registry import register
+from isoline.methods.registry import register
 from isoline.validation import check_float, check_int, check_positive
 
 __all__ = ["MinUCB"]

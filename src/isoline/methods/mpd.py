@@ -36,9 +36,9 @@ from botorch.utils.transforms import t_batch_mode_transform
 from scipy.stats import norm
 
 from isoline.methods.local import GradientLocalBO
+from isoline.methods.registry import register
 from isoline.models.derivatives import GradientCrossCovariance, GradientPosterior
 from isoline.models.linalg import cholesky
-from isoline.registry import register
 from isoline.validation import check_float, check_int
 
 __all__ = ["MPD", "DescentInformation", "most_probable_descent"]

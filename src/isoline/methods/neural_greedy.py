@@ -25,6 +25,7 @@ import torch
 
 from isoline.designs import sobol
 from isoline.methods.network import NetworkMethod, standardize, torch_generator
+from isoline.methods.registry import register
 from isoline.models.neural import (
     DTYPE,
     fit_network,
@@ -32,7 +33,6 @@ from isoline.models.neural import (
     network_inputs,
     refine_minimizers,
 )
-from isoline.registry import register
 from isoline.validation import check_positive
 
 __all__ = ["NeuralGreedy"]

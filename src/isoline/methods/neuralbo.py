@@ -36,6 +36,7 @@ import torch
 
 from isoline.designs import sobol
 from isoline.methods.network import NetworkMethod, standardize, torch_generator
+from isoline.methods.registry import register
 from isoline.models.neural import (
     DTYPE,
     NTKVariance,
@@ -44,7 +45,6 @@ from isoline.models.neural import (
     network_inputs,
     refine_minimizers,
 )
-from isoline.registry import register
 from isoline.validation import check_choice, check_positive
 
 __all__ = ["INPUT_MAPS", "SPHERE_FROM_DIM", "NeuralBO"]

@@ -46,13 +46,13 @@ import numpy as np
 from scipy.stats import truncnorm
 
 from isoline.methods.base import Method
+from isoline.methods.registry import register
 from isoline.models.forest import (
     RandomForestSurrogate,
     expected_improvement,
     log_expected_improvement,
     log_scale,
 )
-from isoline.registry import register
 from isoline.validation import check_bool, check_float, check_int
 
 __all__ = ["RandomForestEI"]

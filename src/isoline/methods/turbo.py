@@ -26,8 +26,8 @@ from torch.quasirandom import SobolEngine
 from isoline.designs import sobol
 from isoline.methods.base import Method
 from isoline.methods.local import LocalGP
+from isoline.methods.registry import register
 from isoline.models.gp import fit_gp
-from isoline.registry import register
 from isoline.validation import check_float, check_int, check_positive
 
 __all__ = ["TuRBO"]

@@ -33,8 +33,6 @@ from gpytorch.distributions import MultivariateNormal
 from scipy.optimize import minimize
 from torch import Tensor, nn
 
-from isoline.models.gp import limit_threads
-
 __all__ = ["DNGO", "blr_log_marginal_likelihood"]
 
 DTYPE = torch.float64
@@ -111,12 +109,11 @@ class DNGO(Model):
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(int(torch.randint(2**62, (1,), generator=generator)))
             self.net = _Net(X.shape[1], list(units))
-        with limit_threads(1):  # tiny tensors: per-operation overhead dominates
-            self.train_losses = self._train(Xn, yn, epochs, batch_size, lr, generator)
-            self.net.requires_grad_(False)
-            with torch.no_grad():
-                Phi = self.net.body(Xn)
-            self.log_alpha, self.log_noise = self._fit_hypers(Phi, yn)
+        self.train_losses = self._train(Xn, yn, epochs, batch_size, lr, generator)
+        self.net.requires_grad_(False)
+        with torch.no_grad():
+            Phi = self.net.body(Xn)
+        self.log_alpha, self.log_noise = self._fit_hypers(Phi, yn)
         alpha, beta = math.exp(self.log_alpha), math.exp(-self.log_noise)
         A = beta * Phi.T @ Phi + alpha * torch.eye(Phi.shape[1], dtype=DTYPE)
         self._A_chol = torch.linalg.cholesky(A)

@@ -60,8 +60,6 @@ import torch
 from botorch.generation.gen import gen_candidates_scipy
 from torch import Tensor
 
-from isoline.models.gp import limit_threads
-
 __all__ = [
     "DTYPE",
     "MAX_PRIMAL_ENTRIES",
@@ -288,8 +286,7 @@ def train_network(
     opt_cls = {"sgd": torch.optim.SGD, "adam": torch.optim.Adam}[optimizer]
     opt = opt_cls(params, lr=lr, foreach=True)
     bs = min(batch_size, t)
-    with limit_threads(1):
-        return _train_loop(params, anchors, opt, Z, y, reg, epochs, bs, generator)
+    return _train_loop(params, anchors, opt, Z, y, reg, epochs, bs, generator)
 
 
 def _train_loop(

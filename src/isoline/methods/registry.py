@@ -1,9 +1,15 @@
-"""Registry of optimization methods, by lower-case dashed name."""
+"""Registry of optimization methods, by lower-case dashed name.
+
+A method is registered in one place: the ``@register`` line above its class. Every module
+of :mod:`isoline.methods` is imported on first use of the registry, so a new method module
+needs no other entry.
+"""
 
 from __future__ import annotations
 
 import importlib
 import inspect
+import pkgutil
 from dataclasses import dataclass
 
 from isoline.methods.base import Method
@@ -36,10 +42,10 @@ def register(cls: type[Method]) -> type[Method]:
 
 
 def _load() -> None:
-    from isoline.methods import METHOD_MODULES
-
-    for mod in METHOD_MODULES:
-        importlib.import_module(f"isoline.methods.{mod}")
+    """Import every module of :mod:`isoline.methods`: their ``@register`` lines fill the registry."""
+    package = importlib.import_module("isoline.methods")  # iso.methods is the function
+    for mod in pkgutil.iter_modules(package.__path__):
+        importlib.import_module(f"{package.__name__}.{mod.name}")
 
 
 def _options(cls: type[Method]) -> dict[str, object]:
