@@ -1,7 +1,7 @@
 """Batch kernel optimization (BKOP): sequential and batch selection with a constant weight.
 
 Lyu, Yuan & Tsang, "Efficient Batch Black-box Optimization with Deterministic Regret
-Bounds" (papers/bkop-batch-bo-and-rank1-lattices.txt), §5-6.
+Bounds" (Lyu, Yuan & Tsang), §5-6.
 
 The paper maximizes ``f``; isoline minimizes, so with ``m`` and ``C`` the posterior mean and
 covariance of the objective ``y`` (= ``-f``) the batch ``X`` (``L x d``) minimizes
@@ -16,11 +16,8 @@ scales ``m`` and ``sqrt(C)`` alike, so ``w`` is unit-free.)
 
 The whole batch is chosen jointly over the ``L * d`` batch variables, either with CMA-ES
 (pycma, ``optimizer="cma"``) as the paper does (§10), or with multi-start L-BFGS-B through
-BoTorch and torch autograd (``optimizer="gradient"``, the default). We measured both on
-the same GP states (benchmarks/results/batch_bo/acq_optimizers.md): the gradient optimizer
-(20 restarts, 1024 raw samples) reached the best acquisition value on 11/12 states at
-``L = 5`` and 10/12 at ``L = 10``, CMA-ES (``100 L d + 1000`` evaluations) on 1/12 and
-2/12, in about half the time (1.2 s against 2.5 s per batch at ``L = 10``).
+BoTorch and torch autograd (``optimizer="gradient"``, the default: on the same GP states
+it reached higher acquisition values than CMA-ES in less time, (evidence: ``benchmarks/results/defaults.md``)).
 
 This module also holds what the batch baselines of §9-10 share (GP-BUCB, GP-UCB-PE, Bull's
 non-adaptive batch): :class:`KernelBatchMethod` (GP fit in the noise-free or perturbation

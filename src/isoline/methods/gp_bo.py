@@ -44,16 +44,14 @@ class _GPMethod(Method):
     Options:
         kernel: ``"rbf"`` (default) or ``"matern52"`` (ARD), see
             :func:`isoline.models.gp.fit_gp`. RBF is the NeuralBO paper's kernel for these
-            baselines (§5: "the common Squared Exponential Kernel") and BoTorch's default;
-            on Ackley-10 (benchmarks/overhead) Matern-5/2 suggestions were worse at
-            n = 200 and 500 in all 5 repetitions.
+            baselines (§5: "the common Squared Exponential Kernel") and BoTorch's default
+            (evidence: ``benchmarks/results/defaults.md``).
         num_restarts: L-BFGS-B starts of the acquisition optimizer.
         raw_samples: Sobol points scored to pick those starts.
         warm_start: start each hyperparameter fit from the previous proposal's fitted
-            hyperparameters (as Optuna's GPSampler does) instead of the prior modes; it
-            reaches the same marginal likelihood in about half the L-BFGS iterations
-            (measured: n = 500, d = 10, 14 instead of 30). The state is a dict of arrays,
-            so the method stays picklable.
+            hyperparameters (as Optuna's GPSampler does) instead of the prior modes, which
+            reaches the same marginal likelihood in fewer L-BFGS iterations. The state is
+            a dict of arrays, so the method stays picklable.
     """
 
     family = "GP BO"
@@ -97,13 +95,14 @@ class _GPMethod(Method):
 
 @register
 class GPEI(_GPMethod):
-    """GP-EI: maximize log expected improvement (Jones et al. 1998; LogEI of Ament et al. 2023).
+    """GP-EI: maximize the log expected improvement below the best observed value.
 
+    Jones, Schonlau & Welch, "Efficient global optimization of expensive black-box
+    functions", J. Global Optim. 1998; in the log form of Ament et al., "Unexpected
+    improvements to expected improvement for Bayesian optimization", NeurIPS 2023.
     Monte-Carlo ``qLogExpectedImprovement`` for every ``q`` (joint over the batch), as in
-    BoTorch's loop: for ``q = 1`` its smoothed form was also easier to maximize than the
-    analytic ``LogExpectedImprovement`` (Ackley-10, n = 500: analytic LogEI's L-BFGS-B
-    stopped at log EI ~ -78 in 7 of 8 seeds where qLogEI found -18.5). The incumbent is
-    the best observed value.
+    BoTorch's loop: for ``q = 1`` its smoothed form is also easier to maximize than the
+    analytic ``LogExpectedImprovement`` on flat regions (evidence: ``benchmarks/results/defaults.md``).
     """
 
     name = "gp-ei"

@@ -110,16 +110,15 @@ class LAMinUCB(LocalBO):
     Options:
         beta: UCB weight on ``sigma`` (default 3, the paper's experiments), ``> 0``.
         b: look-ahead points per iteration (line 3; default ``ceil(d / 5)``; the paper keeps
-            it fixed per experiment without stating it; at d = 100, b = 5 stalled where
-            b = 20 kept descending, see benchmarks/results/local_bo).
+            it fixed per experiment without stating it).
         num_fantasies: ``F``, fantasy samples of ``y_Z`` (default 16).
         delta: half-width of the box ``x_t +- delta`` in which the look-ahead points and
             the fantasy minimizers are optimized (default 0.2, GIBO's sampling box; the
             reference code of GIBO/MPD, on which the paper's is built, bounds every
-            acquisition this way). Unbounded, the look-ahead points wander several
-            lengthscales away at d = 100 (measured), like the knowledge gradient.
+            acquisition this way); unbounded, the look-ahead points can wander far from the
+            data, as those of the knowledge gradient do.
         maxiter: L-BFGS-B iterations of the one-shot optimization (default 50; the
-            dominant cost, see the benchmark notes).
+            dominant cost of an iteration).
         lookahead_region: where the look-ahead points and fantasy minimizers are
             optimized: ``"local"`` (default), the box ``x_t +- delta``; ``"cube"``, the whole
             unit cube, the region the UCB move itself ranges over.

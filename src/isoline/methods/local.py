@@ -1,7 +1,9 @@
 """Shared machinery of the local BO methods: GIBO, MPD, MinUCB and LA-MinUCB.
 
-What the four algorithms share (MinUCB paper, /work/shared/papers/minucb-local-bo.md,
-Algorithms 1-3; GIBO: Mueller et al., NeurIPS 2021; MPD: Nguyen et al., NeurIPS 2022):
+What the four algorithms share (Fan et al., "Minimizing UCB: a better local search
+strategy in local Bayesian optimization", NeurIPS 2024, Algorithms 1-3; GIBO: Mueller et
+al., "Local policy search with Bayesian optimization", NeurIPS 2021; MPD: Nguyen et al.,
+"Local Bayesian optimization via maximizing probability of descent", NeurIPS 2022):
 
 * a GP on a **local data window**, the last ``n_max`` observations (the ``N_max`` of the
   GIBO/MPD code), with hyperparameters either fixed (the papers' synthetic setting) or

@@ -2,15 +2,14 @@
 
 Paria, Poczos, Ravikumar, Schneider & Suggala, "Be greedy: a simple algorithm for
 blackbox optimization using neural networks", ICML 2022 workshop on Adaptive Experimental
-Design; used as a baseline in the NeuralBO paper (§7, ``papers/neuralbo.txt``).
+Design; used as a baseline in the NeuralBO paper (§7).
 
 Each iteration: perturb the standardized observations, ``y~_i = y_i + noise * xi_i`` with
 fresh ``xi_i ~ N(0, 1)``; fit the network (the same ``sqrt(m) W_2 relu(W_1 x)`` as NeuralBO,
 :mod:`isoline.models.neural`; width 500, two layers, Adam with step 1e-3 as the NeuralBO
 authors' NeuralGreedy configuration) warm-started from the previous fit, for 100 epochs
 (their configuration lists 20; with fewer than 50 points an epoch is one step, and 20
-steps under-fit: on a 2-D quadratic with 15 points the test RMSE was 0.062 after 20
-Adam steps and 0.035 after 100); return the network's
+steps under-fit, (evidence: ``benchmarks/results/defaults.md``)); return the network's
 argmin, found over ``n_candidates`` scrambled Sobol points and polished by L-BFGS-B from
 the ``n_refine`` best. The perturbation is the only exploration (the NeuralBO paper's
 criticism of the method). Batches: ``q`` independent perturbations and fits.

@@ -1,7 +1,7 @@
 """NeuralBO: Thompson sampling with a wide ReLU network and its NTK variance.
 
 Phan-Trong, Tran-The & Gupta, "NeuralBO: A black-box optimization algorithm using deep
-neural networks", Neurocomputing 2023 (``papers/neuralbo.txt``), Algorithm 1 (NeuralBO) and
+neural networks", Neurocomputing 2023, Algorithm 1 (NeuralBO) and
 Algorithm 2 (TrainNN); model pieces in :mod:`isoline.models.neural`.
 
 One iteration (Algorithm 1, lines 3-7, for ``t`` observations):
@@ -69,24 +69,14 @@ class NeuralBO(NetworkMethod):
         nu: exploration scale ``nu`` (paper: grid search over {0.1, 1, 10} per problem;
             default 0.1). The targets are standardized, so ``nu`` is scale-free. With
             ``nu = 1`` the NTK variance dominates the sample and many proposals sit on the
-            box's boundary: nu = 0.1 had the lower mean in all 6 Ackley/Levy/Michalewicz
-            cells with d <= 20, at 30 and at 100 evaluations. nu = 0.3 was lower than 0.1
-            in 4 of those 6 cells at 100 evaluations (on tuning and on benchmark seeds) but
-            far higher on Levy d = 50 (444 vs 206), so 0.1 stays the default
-            (``benchmarks/results/neuralbo/README.md``).
+            box's boundary (evidence: ``benchmarks/results/defaults.md``).
         n_candidates: Sobol candidates per iteration (50,000 as the authors' code).
         n_refine: candidates per sample polished by L-BFGS-B (0 turns refinement off).
         inputs: ``"scaled"`` (network inputs of bounded norm, as the paper's analysis),
             ``"sphere"`` (unit-norm inputs; see :mod:`isoline.models.neural`) or ``"auto"``
-            (default: "sphere" for ``dim >= 50``, "scaled" below). With "scaled" at
-            d >= 50 the proposals crowd the box's vertices: on two tuning seeds with 30
-            evaluations it never improved on the initial design and "sphere" did in 11
-            of 12 runs; on the benchmark seeds with 100 evaluations "sphere" had the lower
-            mean in all 6 Ackley/Levy/Michalewicz cells at d = 50 and 100 (Levy d = 100:
-            391 vs 1068), while "scaled" was lower at d <= 20 in 5 of 6 cells at 30
-            evaluations and on Levy at 100. On the 64-D sensitive-samples task (2 seeds)
-            "scaled" did better. Dimensions 21-49 were not measured
-            (``benchmarks/results/neuralbo/README.md``).
+            (default: "sphere" for ``dim >= 50``, "scaled" below). With "scaled" inputs in
+            high dimensions the minimizers of the sample crowd the box's vertices
+            (evidence: ``benchmarks/results/defaults.md``).
     """
 
     name = "neuralbo"

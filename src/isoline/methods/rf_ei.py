@@ -26,12 +26,10 @@ SMAC3, Lindauer et al., JMLR 2022):
    merely extrapolates to (the NeuralBO paper, §2, notes random forests' trouble with
    extrapolation). Remaining ties are broken at random.
 
-Departures from SMAC3's defaults, each measured on the 2-D/6-D sphere of the conformance
-suite (40 seeds, see ``benchmarks/results/neuralbo/README.md``): no random interleaving
+Departures from SMAC3's defaults (evidence: ``benchmarks/results/defaults.md``): no random interleaving
 (``random_fraction`` 0 instead of 0.2: at budgets of tens of evaluations a fifth of them
 spent uniformly at random cost more than they protect), no plateau walks (SMAC3: 10;
-walks scatter the proposals across a flat cell of the forest, the 6-D sphere's mean final
-value grew from 0.77 with none to 0.85 with 1 and 0.93 with 3), and the tie rule of
+walks scatter the proposals across a flat cell of the forest), and the tie rule of
 step 4 (SMAC3 lists random candidates first among equals).
 
 Batches: "kriging believer" -- after each chosen point the forest is refitted with the

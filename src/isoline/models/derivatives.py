@@ -110,7 +110,7 @@ class JointPosterior:
     The same quantity as ``model.posterior(P)`` (mean and covariance) for the RBF and
     Matern-5/2 GPs of :func:`isoline.models.gp.fit_gp`, computed directly from the
     training Cholesky factor (no GPyTorch dispatch): the one-shot look-ahead evaluates it
-    thousands of times per iteration, where the dispatch dominated the cost (profiled).
+    thousands of times per iteration, where the dispatch dominates the cost.
     """
 
     def __init__(self, model: Model) -> None:

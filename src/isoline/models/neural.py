@@ -1,7 +1,7 @@
 """Wide ReLU network of NeuralBO and its neural-tangent-kernel (NTK) variance.
 
 Paper: Phan-Trong, Tran-The, Gupta, "NeuralBO: A black-box optimization algorithm using
-deep neural networks" (``papers/neuralbo.txt``), §4, Algorithms 1-2.
+deep neural networks", Neurocomputing 2023, §4, Algorithms 1-2.
 
 Network (§4, eq. for ``h``): ``h(x; theta) = sqrt(m) W_L relu(W_{L-1} ... relu(W_1 x))``,
 width ``m``, depth ``L`` (number of weight matrices), no biases. Initialization as §4:

@@ -1,7 +1,7 @@
 """Classic synthetic test functions in any dimension (vectorized numpy).
 
-Formulas and domains follow Table 4 of the BKOP paper
-(``papers/bkop-batch-bo-and-rank1-lattices.txt``, §10): Rosenbrock, Nesterov,
+Formulas and domains follow Table 4 of the BKOP paper (Lyu, Yuan & Tsang, "Efficient
+Batch Black-box Optimization with Deterministic Regret Bounds", §10): Rosenbrock, Nesterov,
 Different-Powers, Dixon-Price and Ackley on ``[-2, 2]^d``, Levy on ``[-10, 10]^d``.
 Michalewicz (``m = 10``, ``[0, pi]^d``) is the NeuralBO paper's third function (§7.1, via
 the SFU library). All are minimization problems already. ``bounds=(lo, hi)`` replaces
