@@ -11,87 +11,32 @@ its stored history through a fresh optimizer of the same seed (see
 and the resumed trajectory is the uninterrupted one in any process. The replay protocol is
 recorded per study (:data:`RESUME_FORMATS`); a study written with an unknown one is refused.
 
-A study is run by one owner at a time: :meth:`Store.acquire` takes a *lease* (owner host,
-pid and a heartbeat renewed by a background thread). A second owner is refused before it
-evaluates anything; a lease whose process is gone (same host) or whose heartbeat is older
-than ``lease_grace`` seconds (another host) is taken over.
+A study is run by one owner at a time: :meth:`Store.acquire` takes its *lease*
+(:mod:`isoline.leases`). The tables and version numbers are in :mod:`isoline.store_schema`.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import socket
 import sqlite3
-import threading
 import time
-import uuid
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from isoline.processes import is_alive, start_time
+from isoline.leases import LEASE_GRACE, Lease, LeaseBook, LeaseError
+from isoline.store_schema import (
+    FORMAT,
+    LEASES_TABLE,
+    RESUME_FORMATS,
+    TABLES,
+    VERSION,
+    statements,
+)
 
 __all__ = ["Lease", "Store", "StoreError", "StudyRecord", "Trial", "RESUME_FORMATS"]
-
-FORMAT = "isoline-store"
-#: file format written by this version; version 1 files are migrated on first write access
-VERSION = 2
-#: resume protocols this isoline can continue; "replay-1": re-ask every stored batch from
-#: the seed and tell its stored values, checking that the re-asked points are the stored ones
-RESUME_FORMATS = ("replay-1",)
-#: seconds between two heartbeats of a held lease
-LEASE_HEARTBEAT = 10.0
-#: seconds after its last heartbeat when another host may take a lease over
-LEASE_GRACE = 60.0
-
-_TABLES = """
-CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE studies (
-    study_id INTEGER PRIMARY KEY,
-    name TEXT UNIQUE NOT NULL,
-    method TEXT NOT NULL,
-    seed INTEGER NOT NULL,
-    batch_size INTEGER NOT NULL,
-    options TEXT NOT NULL,
-    space TEXT NOT NULL,
-    budget INTEGER,
-    attrs TEXT NOT NULL DEFAULT '{}',
-    created REAL NOT NULL,
-    state_batch INTEGER NOT NULL DEFAULT -1,
-    finished INTEGER NOT NULL DEFAULT 0,
-    resume_format TEXT NOT NULL DEFAULT 'replay-1'
-);
-CREATE TABLE trials (
-    trial_id INTEGER PRIMARY KEY,
-    study_id INTEGER NOT NULL REFERENCES studies(study_id),
-    number INTEGER NOT NULL,
-    batch INTEGER NOT NULL,
-    x TEXT NOT NULL,
-    u TEXT NOT NULL,
-    y REAL,
-    status TEXT NOT NULL CHECK (status IN ('pending', 'ok', 'failed')),
-    error TEXT,
-    info TEXT,
-    started REAL,
-    finished REAL,
-    attempts INTEGER NOT NULL DEFAULT 0,
-    UNIQUE (study_id, number)
-);
-CREATE INDEX trials_by_study ON trials (study_id, number);
-CREATE TABLE leases (
-    study_id INTEGER PRIMARY KEY REFERENCES studies(study_id),
-    token TEXT NOT NULL,
-    host TEXT NOT NULL,
-    pid INTEGER NOT NULL,
-    pid_start TEXT,
-    acquired REAL NOT NULL,
-    heartbeat REAL NOT NULL
-);
-"""
-_LEASES_V2 = _TABLES[_TABLES.index("CREATE TABLE leases") :]
-
 
 class StoreError(RuntimeError):
     """The file is not a usable isoline store, or a study cannot be run as asked."""
@@ -169,7 +114,6 @@ class Store:
         self.timeout = float(timeout)
         self.lease_grace = float(lease_grace)
         self.readonly = bool(readonly)
-        self._leases: dict[int, Lease] = {}
         memory = self.path == ":memory:"
         if not memory:
             _check_path(self.path, create and not readonly)
@@ -183,6 +127,8 @@ class Store:
             tables = _tables(self.conn)
         except sqlite3.DatabaseError as e:
             raise StoreError(f"{self.path} is not a SQLite database: {e}") from None
+        #: the ownership leases of this store's studies
+        self.leases = LeaseBook(self.conn, self.path, self.timeout, self.lease_grace, self._tx)
         try:
             self._open(tables, memory)
         except BaseException:
@@ -225,7 +171,7 @@ class Store:
         with self._tx():
             if _tables(self.conn):  # another process created it meanwhile
                 return
-            for statement in _statements(_TABLES):
+            for statement in statements(TABLES):
                 self.conn.execute(statement)
             self.conn.execute(
                 "INSERT INTO meta VALUES ('format', ?), ('version', ?)", (FORMAT, str(VERSION))
@@ -261,7 +207,7 @@ class Store:
             self.conn.execute(
                 "UPDATE trials SET attempts = 1 WHERE status != 'pending' OR started IS NOT NULL"
             )
-            self.conn.execute(_LEASES_V2)
+            self.conn.execute(LEASES_TABLE)
             self.conn.execute("UPDATE meta SET value = ? WHERE key = 'version'", (str(VERSION),))
 
     def _v2(self, column: str, v1_value: str) -> str:
@@ -275,8 +221,7 @@ class Store:
         return _Transaction(self.conn)
 
     def close(self) -> None:
-        for lease in list(self._leases.values()):
-            lease.release()
+        self.leases.release_all()
         self.conn.close()
 
     def __enter__(self) -> Store:
@@ -356,59 +301,23 @@ class Store:
 
     # -- ownership ---------------------------------------------------------------------
     def acquire(self, study: StudyRecord) -> Lease:
-        """Take the study's lease for this process, or raise if a live owner holds it.
+        """Take the study's lease for this process (:mod:`isoline.leases`).
 
         Raises:
             StoreError: another owner (process, or another run in this process) holds a
                 lease that is not stale; the message names its host, pid and heartbeat age.
         """
-        held = self._leases.get(study.study_id)
-        if held is not None and held.active:
-            raise StoreError(f"study {study.name!r} is already being run through this store")
-        token = uuid.uuid4().hex
-        host, pid, start = socket.gethostname(), os.getpid(), start_time(os.getpid())
-        with self._tx():
-            row = self.conn.execute(
-                "SELECT token, host, pid, pid_start, heartbeat FROM leases WHERE study_id = ?",
-                (study.study_id,),
-            ).fetchone()
-            if row is not None and not self._stale(*row[1:]):
-                age = time.time() - row[4]
-                raise StoreError(
-                    f"study {study.name!r} is being run by process {row[2]} on host {row[1]!r} "
-                    f"(last heartbeat {age:.0f} s ago); one study can be run by one process at "
-                    f"a time. If that process is gone for good, wait {self.lease_grace:.0f} s "
-                    "for its lease to go stale"
-                )
-            now = time.time()
-            self.conn.execute(
-                "INSERT OR REPLACE INTO leases VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (study.study_id, token, host, pid, start, now, now),
-            )
-        lease = Lease(self, study, token)
-        self._leases[study.study_id] = lease
-        return lease
-
-    def _stale(self, host: str, pid: int, pid_start: str | None, heartbeat: float) -> bool:
-        if host == socket.gethostname():
-            if pid == os.getpid():
-                return False  # another run in this very process
-            return not is_alive(pid, pid_start)
-        return time.time() - heartbeat > self.lease_grace
+        try:
+            return self.leases.acquire(study.study_id, study.name)
+        except LeaseError as err:
+            raise StoreError(str(err)) from err
 
     def _check_owner(self, study: StudyRecord) -> None:
         """Inside a write transaction: refuse if another owner holds the study's lease."""
-        row = self.conn.execute(
-            "SELECT token, host, pid FROM leases WHERE study_id = ?", (study.study_id,)
-        ).fetchone()
-        if row is None:
-            return
-        mine = self._leases.get(study.study_id)
-        if mine is None or mine.token != row[0]:
-            raise StoreError(
-                f"study {study.name!r} is now owned by process {row[2]} on host {row[1]!r}; "
-                "this run lost its lease and stops without writing"
-            )
+        try:
+            self.leases.check_owner(study.study_id, study.name)
+        except LeaseError as err:
+            raise StoreError(str(err)) from err
 
     # -- trials ------------------------------------------------------------------------
     def add_batch(self, study: StudyRecord, batch: int, X: Any, U: np.ndarray) -> list[int]:
@@ -488,12 +397,7 @@ class Store:
                     number,
                 ),
             )
-            lease = self._leases.get(study.study_id)
-            if lease is not None:
-                self.conn.execute(
-                    "UPDATE leases SET heartbeat = ? WHERE study_id = ? AND token = ?",
-                    (time.time(), study.study_id, lease.token),
-                )
+            self.leases.renew(study.study_id)
 
     def trials(self, study: StudyRecord) -> list[Trial]:
         rows = self.conn.execute(
@@ -510,55 +414,6 @@ class Store:
         ]
 
 
-class Lease:
-    """Ownership of one study by one run; renewed by a daemon thread until released."""
-
-    def __init__(self, store: Store, study: StudyRecord, token: str) -> None:
-        self.store = store
-        self.study = study
-        self.token = token
-        self.active = True
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-        if store.path != ":memory:":
-            self._thread = threading.Thread(
-                target=self._beat, name=f"isoline-lease-{study.name}", daemon=True
-            )
-            self._thread.start()
-
-    def _beat(self) -> None:
-        conn = sqlite3.connect(self.store.path, timeout=self.store.timeout, isolation_level=None)
-        try:
-            while not self._stop.wait(LEASE_HEARTBEAT):
-                try:
-                    conn.execute(
-                        "UPDATE leases SET heartbeat = ? WHERE study_id = ? AND token = ?",
-                        (time.time(), self.study.study_id, self.token),
-                    )
-                except sqlite3.Error:
-                    continue  # busy or closed: the next beat tries again
-        finally:
-            conn.close()
-
-    def release(self) -> None:
-        """Give the study up (idempotent)."""
-        if not self.active:
-            return
-        self.active = False
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=5.0)
-        self.store._leases.pop(self.study.study_id, None)
-        try:
-            with self.store._tx():
-                self.store.conn.execute(
-                    "DELETE FROM leases WHERE study_id = ? AND token = ?",
-                    (self.study.study_id, self.token),
-                )
-        except (sqlite3.Error, StoreError):
-            pass  # a closed or read-only store: the lease goes stale with its process
-
-
 class _Transaction:
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
@@ -572,10 +427,6 @@ class _Transaction:
 
 def _tables(conn: sqlite3.Connection) -> set[str]:
     return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-
-
-def _statements(script: str) -> list[str]:
-    return [s.strip() for s in script.split(";") if s.strip()]
 
 
 def _check_path(path: str, create: bool) -> None:
