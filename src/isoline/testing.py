@@ -1,0 +1,182 @@
+"""The conformance checks every isoline method passes, for methods written anywhere.
+
+Like Optuna's ``optuna.testing.pytest_samplers`` and scikit-learn's
+``check_estimator``: subclass :class:`MethodConformance` in a pytest module and give it a
+``method`` fixture returning a registered method name; pytest then runs every check on it.
+isoline's own suite does exactly that for every registered method
+(``tests/test_conformance.py``). A method of your own becomes checkable by registering
+it first::
+
+    import pytest
+    from isoline.methods.base import Method
+    from isoline.methods.registry import register
+    from isoline.testing import MethodConformance
+
+    @register
+    class MyMethod(Method):
+        name = "my-method"
+        ...
+
+    class TestMyMethod(MethodConformance):
+        @pytest.fixture
+        def method(self) -> str:
+            return "my-method"
+
+The checks: points of the right shape inside the bounds; the same seed gives the same
+points and another seed other points; batches of distinct points (batch methods) or a
+clear refusal; failed evaluations (an exception, NaN, inf) recorded while the run goes on;
+an interrupted run resumed from its store continues the uninterrupted trajectory; the
+optimizer pickles and the copy continues identically; unknown options are named; and
+(marked ``slow``) adaptive methods beat random search clearly on a smooth bowl.
+
+Needs pytest (``pip install isoline[dev]``).
+"""
+
+from __future__ import annotations
+
+import functools
+import pickle
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import isoline as iso
+from isoline.methods.registry import get_method
+
+__all__ = ["MethodConformance", "bowl"]
+
+
+def bowl(x: np.ndarray) -> float:
+    """Smooth bowl with its minimum 0 at ``x = 0.35`` (off the centre of the test boxes)."""
+    return float(np.sum((np.asarray(x) - 0.35) ** 2))
+
+
+def _box(d: int) -> iso.Box:
+    return iso.Box([-1.0] * d, [2.0] * d)
+
+
+def _mean_final(method: str, d: int, budget: int, seeds: range) -> float:
+    return float(
+        np.mean([iso.minimize(bowl, _box(d), method, budget=budget, seed=s).fun for s in seeds])
+    )
+
+
+@functools.cache
+def _random_mean_final(d: int, budget: int) -> float:
+    """Random search's mean final value over 20 seeds (shared by every method's check)."""
+    return _mean_final("random", d, budget, range(20))
+
+
+class MethodConformance:
+    """pytest checks of one registered method, named by the ``method`` fixture.
+
+    Subclasses define the fixture (``params=[...]`` runs the checks on several methods).
+    """
+
+    @pytest.fixture
+    def method(self) -> str:
+        raise NotImplementedError("define a `method` fixture returning a registered name")
+
+    def test_ask_shapes_and_bounds(self, method: str) -> None:
+        space = iso.Box([-5.0, 10.0, 0.0], [5.0, 20.0, 1e-3])
+        opt = iso.Optimizer(space, method, seed=3, n_init=4)
+        for _ in range(7):
+            X = opt.ask()
+            assert X.shape == (1, 3)
+            assert np.all(space.contains(X))
+            opt.tell(X, [float(np.sum(space.to_unit(X) ** 2))])
+        best = opt.best
+        assert best is not None
+        x, y = best
+        assert x.shape == (3,) and np.isfinite(y)
+        assert opt.history[0].shape == (7, 3)
+
+    def test_same_seed_same_points(self, method: str) -> None:
+        runs = [iso.minimize(bowl, _box(3), method, budget=9, seed=11, n_init=4) for _ in range(2)]
+        np.testing.assert_array_equal(runs[0].x_iters, runs[1].x_iters)
+        other = iso.minimize(bowl, _box(3), method, budget=9, seed=12, n_init=4)
+        assert not np.array_equal(runs[0].x_iters, other.x_iters)
+
+    def test_batches(self, method: str) -> None:
+        if not get_method(method).supports_batch:
+            with pytest.raises(ValueError, match="batch"):
+                iso.Optimizer(_box(2), method, batch_size=2)
+            return
+        opt = iso.Optimizer(_box(2), method, seed=0, batch_size=3, n_init=3)
+        for _ in range(3):
+            X = opt.ask()
+            assert X.shape == (3, 2)
+            assert len({x.tobytes() for x in X}) == 3, "a batch repeats a point"
+            opt.tell(X, [bowl(x) for x in X])
+        assert opt.ask(2).shape == (2, 2)
+
+    def test_failures_are_recorded_and_run_goes_on(self, method: str) -> None:
+        calls = {"n": 0}
+
+        def flaky(x: np.ndarray) -> float:
+            calls["n"] += 1
+            k = calls["n"] % 4
+            if k == 1:
+                raise RuntimeError("simulator crashed")
+            if k == 2:
+                return float("nan")
+            if k == 3:
+                return float("inf")
+            return bowl(x)
+
+        res = iso.minimize(flaky, _box(2), method, budget=12, seed=0, n_init=4)
+        assert res.n_evals == 12
+        assert res.n_failed == 9
+        assert res.status.count("ok") == 3
+        assert any("simulator crashed" in (e or "") for e in res.errors)
+        assert any("nan" in (e or "") for e in res.errors)
+        assert np.isfinite(res.fun)
+
+    def test_all_failures(self, method: str) -> None:
+        res = iso.minimize(lambda x: float("nan"), _box(2), method, budget=6, seed=0, n_init=2,
+                           max_initial_failures=None)  # fmt: skip
+        assert res.n_failed == 6 and res.x is None and np.isnan(res.fun)
+
+    def test_resume_after_interrupt_reproduces_trajectory(
+        self, method: str, tmp_path: Path
+    ) -> None:
+        batch_size = 2 if get_method(method).supports_batch else 1
+        kw = dict(budget=12, seed=5, batch_size=batch_size, n_init=4)
+        full = iso.minimize(bowl, _box(3), method, **kw)
+        calls = {"n": 0}
+
+        def crashing(x: np.ndarray) -> float:
+            calls["n"] += 1
+            if calls["n"] == 8:
+                raise KeyboardInterrupt
+            return bowl(x)
+
+        db = tmp_path / "runs.db"
+        with pytest.raises(KeyboardInterrupt):
+            iso.minimize(crashing, _box(3), method, storage=str(db), study="s", **kw)
+        resumed = iso.minimize(bowl, _box(3), method, storage=str(db), study="s", **kw)
+        assert resumed.n_evals == 12
+        np.testing.assert_allclose(resumed.x_iters, full.x_iters)
+        np.testing.assert_allclose(resumed.func_vals, full.func_vals)
+
+    def test_state_is_picklable(self, method: str) -> None:
+        opt = iso.Optimizer(_box(2), method, seed=0, n_init=3)
+        for _ in range(5):
+            X = opt.ask()
+            opt.tell(X, [bowl(x) for x in X])
+        clone = pickle.loads(pickle.dumps(opt))
+        np.testing.assert_array_equal(clone.ask(), opt.ask())
+
+    def test_unknown_option_is_named(self, method: str) -> None:
+        with pytest.raises(TypeError, match="no_such_option"):
+            iso.Optimizer(_box(2), method, no_such_option=1)
+
+    @pytest.mark.slow
+    @pytest.mark.parametrize(("d", "budget"), [(2, 20), (6, 40)])
+    def test_clear_gain_over_random(self, method: str, d: int, budget: int) -> None:
+        if not get_method(method).adaptive:
+            pytest.skip(f"{method} does not adapt to observed values")
+        random_final = _random_mean_final(d, budget)
+        final = _mean_final(method, d, budget, range(2))
+        assert final < 0.5 * random_final, f"{method}: {final:.4g} vs random {random_final:.4g}"
