@@ -12,12 +12,15 @@ import numbers
 from collections.abc import Collection
 from typing import TypeVar
 
+import numpy as np
+
 __all__ = [
     "check_bool",
     "check_choice",
     "check_float",
     "check_int",
     "check_positive",
+    "check_positive_vector",
     "check_probability",
 ]
 
@@ -71,6 +74,20 @@ def check_positive(value: object, name: str) -> float:
 def check_probability(value: object, name: str) -> float:
     """``value`` as a ``float`` in the open interval ``(0, 1)``."""
     return check_float(value, name, 0.0, 1.0, low_open=True, high_open=True)
+
+
+def check_positive_vector(value: object, name: str, size: int) -> np.ndarray:
+    """``value`` as a ``(size,)`` float array of finite entries ``> 0``; a single number is
+    repeated ``size`` times."""
+    try:
+        v = np.asarray(value, dtype=float).reshape(-1)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be a positive number or {size} positive numbers, got {value!r}") from None
+    if v.size == 1:
+        v = np.full(size, float(v[0]))
+    if v.shape != (size,) or not np.all(np.isfinite(v)) or np.any(v <= 0):
+        raise ValueError(f"{name} must be a positive number or {size} positive numbers, got {value!r}")
+    return v
 
 
 def check_choice(value: _T, name: str, choices: Collection[object]) -> _T:

@@ -24,14 +24,13 @@ from torch.quasirandom import SobolEngine
 
 from isoline.acquisition import (
     RelativeFloorUCB,
-    check_ucb_beta,
     maximize,
     negated,
     outside_range_unit,
-    ucb_beta,
 )
 from isoline.methods.base import Method
 from isoline.methods.registry import register
+from isoline.methods.ucb import UCBWeight
 from isoline.models.gp import GP, KERNELS, fit_gp
 from isoline.validation import check_bool, check_choice, check_int
 
@@ -120,35 +119,21 @@ class GPEI(_GPMethod):
 
 
 @register
-class GPUCB(_GPMethod):
+class GPUCB(UCBWeight, _GPMethod):
     """GP-UCB (Srinivas et al. 2010) for minimization: minimize ``mu(x) - sqrt(beta) sigma(x)``.
 
     ``q = 1`` uses analytic UCB (:class:`~isoline.acquisition.RelativeFloorUCB`); ``q > 1`` uses BoTorch's MC
     ``qUpperConfidenceBound`` (Wilson et al. 2017), optimized jointly.
 
-    Options:
-        beta: ``"srinivas"`` for :func:`srinivas_beta` with ``t`` = evaluations so far + 1,
-            or a positive float for a constant ``beta``.
-        delta: confidence parameter of the Srinivas schedule, in (0, 1).
+    ``beta_t`` (:class:`~isoline.methods.ucb.UCBWeight`) takes ``t`` = evaluations so far + 1.
     """
 
     name = "gp-ucb"
     paper = "Srinivas et al., ICML 2010 (GP-UCB)"
 
-    def __init__(
-        self,
-        dim: int,
-        *,
-        beta: float | str = "srinivas",
-        delta: float = 0.1,
-        **options: Any,
-    ) -> None:
-        super().__init__(dim, **options)
-        self.beta, self.delta = check_ucb_beta(beta, delta)
-
     def current_beta(self) -> float:
         """The ``beta`` used for the next proposal."""
-        return ucb_beta(self.beta, len(self.y) + 1, self.dim, self.delta)
+        return self.beta_at(len(self.y) + 1)
 
     def propose(self, q: int) -> np.ndarray:
         beta = self.current_beta()

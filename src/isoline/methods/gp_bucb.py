@@ -16,16 +16,15 @@ acquisition optimizer (gradient by default, or CMA-ES as the paper) are shared w
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
 import torch
 from botorch.acquisition import AcquisitionFunction
 from botorch.models.model import Model
 
-from isoline.acquisition import check_ucb_beta, ucb_beta
 from isoline.methods.bkop import KernelBatchMethod
 from isoline.methods.registry import register
+from isoline.methods.ucb import UCBWeight
 from isoline.models.gp import GP
 
 __all__ = ["GPBUCB", "HallucinatedUCB"]
@@ -50,32 +49,18 @@ class HallucinatedUCB(AcquisitionFunction):
 
 
 @register
-class GPBUCB(KernelBatchMethod):
+class GPBUCB(UCBWeight, KernelBatchMethod):
     """GP-BUCB (Desautels et al. 2014): UCB points chosen one by one, variance hallucinated.
 
-    Options:
-        beta: ``"srinivas"`` (``beta_t = 2 log(d t^2 pi^2 / (6 delta))``, ``t`` = index of
-            the point being chosen, Srinivas et al. 2010 Thm. 1 with ``|D|`` -> ``d``) or a
-            constant > 0. Desautels et al. inflate ``beta_t`` by ``exp(2C)`` for their bound;
-            like their experiments we use the plain schedule.
-        delta: confidence parameter of the schedule, in (0, 1).
-        (and the options of :class:`isoline.methods.bkop.KernelBatchMethod`)
+    Options: ``beta`` and ``delta`` of :class:`~isoline.methods.ucb.UCBWeight`, with ``t`` =
+    the index of the point being chosen (Desautels et al. inflate ``beta_t`` by ``exp(2C)``
+    for their bound; like their experiments isoline uses the plain schedule), and the
+    options of :class:`~isoline.methods.bkop.KernelBatchMethod`.
     """
 
     name = "gp-bucb"
     family = "batch GP-UCB"
     paper = "Desautels, Krause & Burdick, JMLR 2014 (GP-BUCB)"
-
-    def __init__(
-        self,
-        dim: int,
-        *,
-        beta: float | str = "srinivas",
-        delta: float = 0.1,
-        **options: Any,
-    ) -> None:
-        super().__init__(dim, **options)
-        self.beta, self.delta = check_ucb_beta(beta, delta)
 
     def propose(self, q: int) -> np.ndarray:
         t0 = len(self.y)
@@ -87,7 +72,7 @@ class GPBUCB(KernelBatchMethod):
                 if chosen:
                     P = np.array(chosen)
                     var_gp = gp.condition_on(P, gp.posterior(P)[0])
-                beta = ucb_beta(self.beta, t0 + k + 1, self.dim, self.delta)
+                beta = self.beta_at(t0 + k + 1)
                 x, _ = self.optimize(HallucinatedUCB(gp.model, var_gp.model, beta), 1)
                 chosen.append(x.reshape(-1))
         return np.array(chosen)

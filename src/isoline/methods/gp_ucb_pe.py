@@ -27,10 +27,10 @@ import torch
 from botorch.acquisition import AcquisitionFunction
 from botorch.models.model import Model
 
-from isoline.acquisition import check_ucb_beta, ucb_beta
 from isoline.methods.bkop import KernelBatchMethod
 from isoline.methods.gp_bucb import HallucinatedUCB
 from isoline.methods.registry import register
+from isoline.methods.ucb import UCBWeight
 from isoline.models.gp import GP
 from isoline.validation import check_positive
 
@@ -76,13 +76,11 @@ class RegionExploration(AcquisitionFunction):
 
 
 @register
-class GPUCBPE(KernelBatchMethod):
+class GPUCBPE(UCBWeight, KernelBatchMethod):
     """GP-UCB-PE (Contal et al. 2013): one GP-UCB point, ``q - 1`` pure-exploration points.
 
-    Options:
-        beta: ``"srinivas"`` (``2 log(d t^2 pi^2 / (6 delta))``, ``t`` = evaluations so far
-            + 1) or a constant > 0.
-        delta: confidence parameter of the schedule, in (0, 1).
+    Options (and ``beta``, ``delta`` of :class:`~isoline.methods.ucb.UCBWeight`, with ``t`` =
+    evaluations so far + 1):
         region_width: ``c`` in ``R+ = {x : mu + c sqrt(beta) sigma >= max LCB}`` (paper: 2).
         (and the options of :class:`isoline.methods.bkop.KernelBatchMethod`)
     """
@@ -95,17 +93,14 @@ class GPUCBPE(KernelBatchMethod):
         self,
         dim: int,
         *,
-        beta: float | str = "srinivas",
-        delta: float = 0.1,
         region_width: float = 2.0,
         **options: Any,
     ) -> None:
         super().__init__(dim, **options)
-        self.beta, self.delta = check_ucb_beta(beta, delta)
         self.region_width = check_positive(region_width, "region_width")
 
     def propose(self, q: int) -> np.ndarray:
-        beta = ucb_beta(self.beta, len(self.y) + 1, self.dim, self.delta)
+        beta = self.beta_at(len(self.y) + 1)
         with self.torch_rng():
             gp = self.fit()
             x0, _ = self.optimize(HallucinatedUCB(gp.model, gp.model, beta), 1)

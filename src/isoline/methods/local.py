@@ -41,7 +41,13 @@ from isoline.acquisition import maximize, y_unit
 from isoline.methods.base import Method
 from isoline.models.derivatives import GradientCrossCovariance
 from isoline.models.gp import GP, KERNELS, fit_gp
-from isoline.validation import check_choice, check_float, check_int, check_positive
+from isoline.validation import (
+    check_choice,
+    check_float,
+    check_int,
+    check_positive,
+    check_positive_vector,
+)
 
 __all__ = [
     "GradientInformation",
@@ -65,11 +71,12 @@ def box_around(x: np.ndarray, delta: float) -> np.ndarray:
 # -- the local GP ------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Hypers:
-    """GP hyperparameters in ``y`` units: ``(d,)`` lengthscales, prior and noise variance."""
+    """GP hyperparameters in ``y`` units: ``(d,)`` lengthscales, prior and noise variance
+    (``None``: learned by the fit)."""
 
-    lengthscale: np.ndarray
-    outputscale: float
-    noise: float
+    lengthscale: np.ndarray | None
+    outputscale: float | None
+    noise: float | None
 
 
 class LocalGP:
@@ -94,18 +101,9 @@ class LocalGP:
         self.dim = dim
         self.kernel = check_choice(kernel, "kernel", KERNELS)
         self.n_max = check_int(n_max, "n_max", 2)
-        if lengthscale is None:
-            self.lengthscale = None
-        else:
-            ls = np.asarray(lengthscale, dtype=float).reshape(-1)
-            if ls.size == 1:
-                ls = np.full(dim, float(ls[0]))
-            if ls.shape != (dim,) or not np.all(np.isfinite(ls)) or np.any(ls <= 0):
-                raise ValueError(
-                    f"lengthscale must be None, a positive number or {dim} positive numbers, "
-                    f"got {lengthscale!r}"
-                )
-            self.lengthscale = ls
+        self.lengthscale = (
+            None if lengthscale is None else check_positive_vector(lengthscale, "lengthscale", dim)
+        )
         self.outputscale = None if outputscale is None else check_positive(outputscale, "outputscale")
         self.noise = None if noise is None else check_float(noise, "noise", 0.0)
 
@@ -122,31 +120,26 @@ class LocalGP:
         """GP on the window of ``(X, y)``, free hyperparameters fitted (torch RNG used),
         warm-started from ``init`` (a :meth:`GP.state`) if given."""
         Xw, yw = self.window(X, y)
-        return fit_gp(
-            Xw,
-            yw,
-            kernel=self.kernel,
-            noise=self.noise,
-            lengthscale=self.lengthscale,
-            outputscale=self.outputscale,
-            mean="zero",
-            fit=not self.fixed and len(yw) >= 2,
-            init=init,
-        )
+        h = Hypers(self.lengthscale, self.outputscale, self.noise)
+        return self._gp(Xw, yw, h, fit=not self.fixed and len(yw) >= 2, init=init)
 
     def with_hypers(self, X: np.ndarray, y: np.ndarray, h: Hypers) -> GP:
         """GP on the window of ``(X, y)`` with the hyperparameters ``h`` (no fitting)."""
         Xw, yw = self.window(X, y)
+        return self._gp(Xw, yw, h, fit=False)
+
+    def _gp(
+        self,
+        X: np.ndarray,
+        y: np.ndarray,
+        h: Hypers,
+        fit: bool,
+        init: dict[str, np.ndarray] | None = None,
+    ) -> GP:
         return fit_gp(
-            Xw,
-            yw,
-            kernel=self.kernel,
-            noise=h.noise,
-            lengthscale=h.lengthscale,
-            outputscale=h.outputscale,
-            mean="zero",
-            fit=False,
-        )
+            X, y, kernel=self.kernel, noise=h.noise, lengthscale=h.lengthscale,
+            outputscale=h.outputscale, mean="zero", fit=fit, init=init,
+        )  # fmt: skip
 
 
 def hypers_of(gp: GP) -> Hypers:

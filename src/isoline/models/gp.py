@@ -44,7 +44,7 @@ from linear_operator.utils.errors import NanError, NotPSDError
 
 from isoline.models.derivatives import CURVATURE
 from isoline.models.linalg import GPFitError, cholesky
-from isoline.validation import check_float, check_positive
+from isoline.validation import check_float, check_positive, check_positive_vector
 
 __all__ = ["GP", "GPFitError", "KERNELS", "MEANS", "fit_gp"]
 
@@ -325,14 +325,7 @@ def _make_kernel(
             ard_num_dims=d, use_rbf_kernel=kernel == "rbf"
         )
     else:
-        ls = np.asarray(lengthscale, dtype=float).reshape(-1)
-        if ls.size == 1:
-            ls = np.full(d, float(ls[0]))
-        if ls.shape != (d,) or not np.all(np.isfinite(ls)) or np.any(ls <= 0):
-            raise ValueError(
-                f"lengthscale must be None, a positive float or a positive ({d},) array, "
-                f"got {lengthscale!r}"
-            )
+        ls = check_positive_vector(lengthscale, "lengthscale", d)
         cls = RBFKernel if kernel == "rbf" else MaternKernel
         kw = {} if kernel == "rbf" else {"nu": 2.5}
         base = cls(ard_num_dims=d, lengthscale_constraint=Positive(), **kw).to(DTYPE)
