@@ -28,6 +28,7 @@ import copy
 import math
 import warnings
 from collections.abc import Mapping
+from typing import Any, cast
 
 import numpy as np
 import torch
@@ -40,6 +41,7 @@ from botorch.acquisition.objective import ScalarizedPosteriorTransform
 from botorch.exceptions.warnings import BadInitialCandidatesWarning, OptimizationWarning
 from botorch.models.model import Model
 from botorch.optim import optimize_acqf
+from botorch.posteriors.gpytorch import GPyTorchPosterior
 from torch.quasirandom import SobolEngine
 
 from isoline.validation import check_choice, check_int, check_positive, check_probability
@@ -48,6 +50,7 @@ __all__ = [
     "RelativeFloorLogEI",
     "RelativeFloorUCB",
     "check_ucb_beta",
+    "gaussian_posterior",
     "maximize",
     "negated",
     "outside_range_unit",
@@ -118,7 +121,7 @@ def maximize(
                 f"initial_conditions must have shape (restarts, {q}, {d}), got {tuple(ics.shape)}"
             )
         ics = torch.max(torch.min(ics, B[1]), B[0])
-    opts = dict(options or {})
+    opts: dict[str, Any] = dict(options or {})
     scaled = _in_range(acqf, B, q, ff)
     try:
         with warnings.catch_warnings():
@@ -159,14 +162,14 @@ class _Rescaled(AcquisitionFunction):
     def set_X_pending(self, X_pending: torch.Tensor | None = None) -> None:
         self.acqf.set_X_pending(X_pending)
 
-    @property
-    def X_pending(self) -> torch.Tensor | None:  # type: ignore[override]
+    @property  # type: ignore[override]
+    def X_pending(self) -> torch.Tensor | None:
         return getattr(self.acqf, "X_pending", None)
 
     @X_pending.setter
     def X_pending(self, value: torch.Tensor | None) -> None:
         if "acqf" in self._modules:
-            self.acqf.X_pending = value
+            self.acqf.X_pending = cast(torch.Tensor, value)
 
 
 def _in_range(
@@ -182,8 +185,8 @@ def _in_range(
     d = B.shape[1]
     U = SobolEngine(q * d, scramble=True, seed=0).draw(_PROBE, dtype=DTYPE)
     Xp = B[0] + (B[1] - B[0]) * U.reshape(_PROBE, q, d)
-    for j, v in (ff or {}).items():
-        Xp[..., j] = v
+    for j, fixed in (ff or {}).items():
+        Xp[..., j] = fixed
     with torch.random.fork_rng(devices=[]):  # samplers may draw their seeds lazily
         v = _values(copy.deepcopy(acqf), Xp)  # a copy: evaluating fills the model's caches
     v = v[torch.isfinite(v)]
@@ -229,6 +232,11 @@ class RelativeFloorUCB(_RelativeFloor, UpperConfidenceBound):
 
 class RelativeFloorLogEI(_RelativeFloor, LogExpectedImprovement):
     """BoTorch's analytic ``LogExpectedImprovement`` with a scale-relative variance floor."""
+
+
+def gaussian_posterior(model: Model, X: torch.Tensor) -> GPyTorchPosterior:
+    """``model.posterior(X)`` of a GPyTorch model: a Gaussian with mean, variance and covariance."""
+    return cast(GPyTorchPosterior, model.posterior(X))
 
 
 def negated() -> ScalarizedPosteriorTransform:

@@ -111,8 +111,7 @@ def minimize(
     settings = _Settings(method, seed, batch_size, budget, _jsonable(dict(options, n_init=n_init, init=init)))
     with _sigterm_ends_run():
         own_store = not isinstance(storage, Store)
-        store = Store(":memory:" if storage is None else storage) if own_store else storage
-        assert isinstance(store, Store)
+        store = storage if isinstance(storage, Store) else Store(":memory:" if storage is None else storage)
         try:
             run = _Run.open(store, study, opt, settings, max_attempts)
             try:

@@ -37,6 +37,7 @@ from __future__ import annotations
 import functools
 import pickle
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -142,7 +143,7 @@ class MethodConformance:
         self, method: str, tmp_path: Path
     ) -> None:
         batch_size = 2 if get_method(method).supports_batch else 1
-        kw = dict(budget=12, seed=5, batch_size=batch_size, n_init=4)
+        kw: dict[str, Any] = dict(budget=12, seed=5, batch_size=batch_size, n_init=4)
         full = iso.minimize(bowl, _box(3), method, **kw)
         calls = {"n": 0}
 

@@ -42,7 +42,7 @@ def _value(t: Trial) -> float:
         return np.nan
     if t.info and "noise_free" in t.info:
         return float(t.info["noise_free"])
-    return float(t.y)
+    return np.nan if t.y is None else float(t.y)
 
 
 def _optimum(spec: RunSpec, cache: dict[tuple[str, int], float | None]) -> float | None:
@@ -160,13 +160,13 @@ def write_report(
             f"| method | runs | evals | final {what} (mean +- SEM) | median | wall time / run (s) | failed evals |",
             "|---|---|---|---|---|---|---|",
         ]
-        for r in rows:
-            mean = _fmt(r["mean"])
-            if r["mean"] == best:
+        for row in rows:
+            mean = _fmt(row["mean"])
+            if row["mean"] == best:
                 mean = f"**{mean}**"
             lines.append(
-                f"| {r['method']} | {r['runs']} | {r['evals']} | {mean} +- {_fmt(r['sem'])} | "
-                f"{_fmt(r['median'])} | {r['wall']:.2f} | {r['failed']} |"
+                f"| {row['method']} | {row['runs']} | {row['evals']} | {mean} +- {_fmt(row['sem'])} | "
+                f"{_fmt(row['median'])} | {row['wall']:.2f} | {row['failed']} |"
             )
         lines.append("")
         finals[prob.label] = {r["method"]: r["finals"] for r in rows}

@@ -24,8 +24,10 @@ variances) is the default; ``equal_var=True`` gives Student's.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import stats
 
 __all__ = [
@@ -39,17 +41,17 @@ __all__ = [
     "ttest_table",
 ]
 
-Results = Mapping[str, Mapping[str, Sequence[float]]]
+Results = Mapping[str, Mapping[str, ArrayLike]]
 FAMILIES = ("table", "cell")
 ALTERNATIVES = ("greater", "less")
 
 
-def _finite(values: Sequence[float]) -> np.ndarray:
+def _finite(values: ArrayLike) -> np.ndarray:
     a = np.asarray(values, dtype=float).reshape(-1)
     return a[np.isfinite(a)]
 
 
-def ks_normality(values: Sequence[float]) -> float:
+def ks_normality(values: ArrayLike) -> float:
     """KS p-value of the standardized sample against ``N(0, 1)``; NaN if undefined.
 
     Undefined when fewer than 3 finite values remain or they are all equal.
@@ -62,8 +64,8 @@ def ks_normality(values: Sequence[float]) -> float:
 
 
 def one_sided_ttest(
-    baseline: Sequence[float],
-    reference: Sequence[float],
+    baseline: ArrayLike,
+    reference: ArrayLike,
     equal_var: bool = False,
     alternative: str = "greater",
 ) -> float:
@@ -119,7 +121,7 @@ def ttest_table(
     equal_var: bool = False,
     family: str = "table",
     alternative: str = "greater",
-) -> list[dict[str, object]]:
+) -> list[dict[str, Any]]:
     """Table 2: one-sided t-test of every baseline against ``reference``, BH-corrected.
 
     Args:
@@ -140,7 +142,7 @@ def ttest_table(
         raise ValueError(f"family must be one of {FAMILIES}, got {family!r}")
     if not (isinstance(alpha, (int, float)) and 0 < alpha < 1):
         raise ValueError(f"alpha must be a number in (0, 1), got {alpha!r}")
-    rows: list[dict[str, object]] = []
+    rows: list[dict[str, Any]] = []
     for cell, per_method in results.items():
         if reference not in per_method:
             raise ValueError(
@@ -200,11 +202,11 @@ def markdown_ks_table(results: Results) -> str:
     return to_markdown(rows, ["cell", *methods])
 
 
-def markdown_ttest_table(rows: Sequence[Mapping[str, object]]) -> str:
+def markdown_ttest_table(rows: Sequence[Mapping[str, Any]]) -> str:
     """Table 2 as Markdown from :func:`ttest_table` rows: cells down, baselines across,
     each entry ``(p-value, T/F)`` as in the paper."""
     cells = list(dict.fromkeys(r["cell"] for r in rows))
-    baselines = list(dict.fromkeys(r["baseline"] for r in rows))
+    baselines = list(dict.fromkeys(str(r["baseline"]) for r in rows))
     table = []
     for c in cells:
         entry: dict[str, object] = {"cell": c}

@@ -241,7 +241,7 @@ def _best(
         b, val = ls.ils_chain(tops[c], n, h, positions, new_values, sweeps)
         if val > best_val:
             best_b, best_val, best_chain = b, int(val), c
-    info = {
+    info: dict[str, object] = {
         "starts": int(bases.shape[0]),
         "alg7_value": _to_distance(values[0], n),
         "chains": int(tops.shape[0]),
@@ -373,6 +373,7 @@ def _design_generator(n: int, d: int) -> tuple[int, ...]:
         b, val = _numpy_scs(powers[a_idx], n, table, sweeps=50)
         if val > best_val:
             best_b, best_val = b, val
+    assert best_b is not None
     return tuple(int(v) for v in best_b)
 
 

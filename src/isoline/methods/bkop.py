@@ -35,7 +35,7 @@ import torch
 from botorch.acquisition import AcquisitionFunction
 from botorch.models.model import Model
 
-from isoline.acquisition import maximize, y_unit
+from isoline.acquisition import gaussian_posterior, maximize, y_unit
 from isoline.methods.base import Method
 from isoline.methods.registry import register
 from isoline.models.gp import GP, KERNELS, fit_gp
@@ -84,7 +84,7 @@ class BatchKernelAcquisition(AcquisitionFunction):
         self.eps = _EPS * y_unit(model) ** 2  # the floor follows the scale of y
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:
-        post = self.model.posterior(X)
+        post = gaussian_posterior(self.model, X)
         mean = post.mean.squeeze(-1)  # (b, L)
         C = post.distribution.covariance_matrix  # (b, L, L)
         L = X.shape[-2]
@@ -205,7 +205,7 @@ class KernelBatchMethod(Method):
         max_evals: int | None = None,
         num_restarts: int = 20,
         raw_samples: int = 1024,
-        **common: object,
+        **common: Any,
     ) -> None:
         if common.get("init") is None:
             common["init"] = default_init()

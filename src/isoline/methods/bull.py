@@ -23,6 +23,7 @@ import torch
 from botorch.acquisition import AcquisitionFunction
 from botorch.models.model import Model
 
+from isoline.acquisition import gaussian_posterior
 from isoline.designs import sobol
 from isoline.methods.bkop import KernelBatchMethod
 from isoline.methods.registry import register
@@ -38,7 +39,7 @@ class NegativeMean(AcquisitionFunction):
         super().__init__(model)
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:
-        return -self.model.posterior(X).mean.reshape(X.shape[:-2])
+        return -gaussian_posterior(self.model, X).mean.reshape(X.shape[:-2])
 
 
 @register

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import cma
 import numpy as np
 
@@ -24,7 +26,7 @@ class RandomSearch(Method):
     adaptive = False
     default_init = "random"
 
-    def __init__(self, dim: int, **common: object) -> None:
+    def __init__(self, dim: int, **common: Any) -> None:
         super().__init__(dim, **common)
         if self.init == "random" and self.n_init:  # the design drew these from the same seed
             self.rng.random((self.n_init, self.dim))
@@ -86,7 +88,7 @@ class CMAES(Method):
         sigma0: float = 0.25,
         popsize: int | None = None,
         x0: list[float] | None = None,
-        **common: object,
+        **common: Any,
     ) -> None:
         super().__init__(dim, **common)
         sigma0 = check_float(sigma0, "sigma0", 0.0, 1.0, low_open=True)

@@ -15,8 +15,10 @@ otherwise produces). isoline minimizes, so improvement is below ``min y``.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
-from botorch.acquisition import qLogExpectedImprovement
+from botorch.acquisition import AcquisitionFunction, qLogExpectedImprovement
 from botorch.acquisition.logei import TAU_MAX, TAU_RELU
 
 from isoline.acquisition import RelativeFloorLogEI, maximize, negated, y_unit
@@ -55,7 +57,7 @@ class DNGOMethod(Method):
         lr: float = 0.01,
         num_restarts: int = 10,
         raw_samples: int = 512,
-        **common: object,
+        **common: Any,
     ) -> None:
         if isinstance(units, (str, bytes)) or not hasattr(units, "__len__") or len(units) == 0:
             raise TypeError(f"units must be a non-empty sequence of widths >= 1, got {units!r}")
@@ -65,7 +67,7 @@ class DNGOMethod(Method):
         self.lr = check_positive(lr, "lr")
         self.num_restarts = check_int(num_restarts, "num_restarts", 1)
         self.raw_samples = check_int(raw_samples, "raw_samples", 1)
-        super().__init__(dim, **common)  # type: ignore[arg-type]
+        super().__init__(dim, **common)
 
     def propose(self, q: int) -> np.ndarray:
         X, y = self.data()
@@ -74,6 +76,7 @@ class DNGOMethod(Method):
             lr=self.lr, generator=torch_generator(self.rng),
         )
         best = float(np.min(y))
+        acq: AcquisitionFunction
         if q == 1:
             acq = RelativeFloorLogEI(model, best_f=best, maximize=False)
         else:

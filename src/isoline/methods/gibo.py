@@ -64,8 +64,8 @@ class GIBO(GradientLocalBO):
         gp = self._fit()
         if gp is None:  # every evaluation failed so far: jump to a random point
             return self.rng.random(self.dim)
-        g, _ = gp.gradient_posterior(self.center)
+        g, _ = gp.gradient_posterior(self.x_t)
         norm = float(np.linalg.norm(g))
         if not np.isfinite(norm) or norm == 0.0:
-            return self.center
-        return self.center - self.lr * gp.lengthscales * g / norm
+            return self.x_t
+        return self.x_t - self.lr * gp.lengthscales * g / norm

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import torch
 from botorch.acquisition import (
+    AcquisitionFunction,
     qLogExpectedImprovement,
     qUpperConfidenceBound,
 )
@@ -63,7 +64,7 @@ class _GPMethod(Method):
         num_restarts: int = 10,
         raw_samples: int = 512,
         warm_start: bool = True,
-        **common: object,
+        **common: Any,
     ) -> None:
         super().__init__(dim, **common)
         self.kernel = check_choice(kernel, "kernel", KERNELS)
@@ -80,7 +81,7 @@ class _GPMethod(Method):
             self._gp_state = gp.state()
         return gp, y
 
-    def _maximize(self, acqf: object, q: int, sequential: bool = False) -> np.ndarray:
+    def _maximize(self, acqf: AcquisitionFunction, q: int, sequential: bool = False) -> np.ndarray:
         X, _ = maximize(
             acqf,
             self.dim,
@@ -139,6 +140,7 @@ class GPUCB(UCBWeight, _GPMethod):
         beta = self.current_beta()
         with self.torch_rng():
             gp, _ = self._fit()
+            acqf: AcquisitionFunction
             if q == 1:
                 acqf = RelativeFloorUCB(gp.model, beta=beta, maximize=False)
             else:

@@ -22,6 +22,7 @@ import torch
 from botorch.acquisition import AcquisitionFunction
 from botorch.models.model import Model
 
+from isoline.acquisition import gaussian_posterior
 from isoline.methods.bkop import KernelBatchMethod
 from isoline.methods.registry import register
 from isoline.methods.ucb import UCBWeight
@@ -43,8 +44,8 @@ class HallucinatedUCB(AcquisitionFunction):
         self.sqrt_beta = math.sqrt(beta)
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:
-        mean = self.model.posterior(X).mean.reshape(X.shape[:-2])
-        var = self.var_model.posterior(X).variance.reshape(X.shape[:-2])
+        mean = gaussian_posterior(self.model, X).mean.reshape(X.shape[:-2])
+        var = gaussian_posterior(self.var_model, X).variance.reshape(X.shape[:-2])
         return -mean + self.sqrt_beta * var.clamp_min(0.0).sqrt()
 
 

@@ -27,6 +27,7 @@ import torch
 from botorch.acquisition import AcquisitionFunction
 from botorch.models.model import Model
 
+from isoline.acquisition import gaussian_posterior
 from isoline.methods.bkop import KernelBatchMethod
 from isoline.methods.gp_bucb import HallucinatedUCB
 from isoline.methods.registry import register
@@ -45,7 +46,7 @@ class LowerBound(AcquisitionFunction):
         self.sqrt_beta = math.sqrt(beta)
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:
-        post = self.model.posterior(X)
+        post = gaussian_posterior(self.model, X)
         mean = post.mean.reshape(X.shape[:-2])
         sd = post.variance.reshape(X.shape[:-2]).clamp_min(0.0).sqrt()
         return -(mean + self.sqrt_beta * sd)
@@ -67,11 +68,11 @@ class RegionExploration(AcquisitionFunction):
         self.u_star = float(u_star)
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:
-        post = self.model.posterior(X)
+        post = gaussian_posterior(self.model, X)
         mean = post.mean.reshape(X.shape[:-2])
         sd = post.variance.reshape(X.shape[:-2]).clamp_min(0.0).sqrt()
         gap = mean - self.c * sd - self.u_star  # <= 0 inside R+
-        sd_k = self.var_model.posterior(X).variance.reshape(X.shape[:-2]).clamp_min(0.0).sqrt()
+        sd_k = gaussian_posterior(self.var_model, X).variance.reshape(X.shape[:-2]).clamp_min(0.0).sqrt()
         return torch.where(gap <= 0, sd_k, -gap)
 
 

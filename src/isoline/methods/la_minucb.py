@@ -29,7 +29,7 @@ whole batches. With ``q = 1`` the loop is exactly Algorithm 2.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import torch
@@ -183,7 +183,7 @@ class LAMinUCB(LocalBO):
         """``(2, d)`` box of the look-ahead optimization (see ``lookahead_region``)."""
         if self.lookahead_region == "cube":
             return np.stack([np.zeros(self.dim), np.ones(self.dim)])
-        return box_around(self.center, self.delta)
+        return box_around(self.x_t, self.delta)
 
     def _lookahead(self, n: int, pending: list[np.ndarray]) -> list[np.ndarray]:
         """``n`` look-ahead points (line 3) with ``pending`` points' values fantasized."""
@@ -194,13 +194,13 @@ class LAMinUCB(LocalBO):
             return list(sobol_box(n, region, self._seed()))
         m = n + len(pending)
         with self.torch_rng() as seed:
-            eps = NormalQMCEngine(m, seed=seed).draw(F, dtype=DTYPE)
+            eps = cast(torch.Tensor, NormalQMCEngine(m, seed=seed).draw(F, dtype=DTYPE))
             Xp = torch.as_tensor(np.array(pending), dtype=DTYPE) if pending else None
             acqf = LookaheadUCB(gp.model, self.beta, eps, gp.noise, Xp)
             # raw one-shot candidates: Z from Sobol in the region, fantasies at x_t
             R = max(self.raw_samples, self.num_restarts)
             Zr = sobol_box(R * n, region, seed).reshape(R, n, d)
-            raw = np.concatenate([Zr, np.broadcast_to(self.center, (R, F, d))], axis=1)
+            raw = np.concatenate([Zr, np.broadcast_to(self.x_t, (R, F, d))], axis=1)
             with torch.no_grad():
                 vals = acqf(torch.as_tensor(raw)).numpy()
             top = np.argsort(-np.where(np.isfinite(vals), vals, -np.inf), kind="stable")

@@ -27,7 +27,9 @@ Everything is in the unit cube and minimizes. Covariances are in the units of ``
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import torch
@@ -160,7 +162,7 @@ class GradientInformation(AcquisitionFunction):
         super().__init__(model)
         self.cross = GradientCrossCovariance(model, x)
 
-    @t_batch_mode_transform(expected_q=1)
+    @t_batch_mode_transform(expected_q=1)  # type: ignore[arg-type]  # typed for the base class
     def forward(self, X: torch.Tensor) -> torch.Tensor:
         c, s = self.cross(X)
         return c.square().sum(-1) / s
@@ -178,9 +180,10 @@ class NegUCB(AnalyticAcquisitionFunction):
         self.beta = float(beta)
         self.min_var = 1e-12 * y_unit(model) ** 2  # BoTorch's floor, following y's scale
 
-    @t_batch_mode_transform(expected_q=1)
+    @t_batch_mode_transform(expected_q=1)  # type: ignore[arg-type]  # typed for the base class
     def forward(self, X: torch.Tensor) -> torch.Tensor:
         mean, sigma = self._mean_and_sigma(X, min_var=self.min_var)  # (b, 1): one output
+        assert sigma is not None
         return -(mean + self.beta * sigma).squeeze(-1)
 
 
@@ -243,7 +246,7 @@ def greedy_samples(
     center: np.ndarray,
     n: int,
     delta: float,
-    make_acqf: object,
+    make_acqf: Callable[[Model, np.ndarray], AcquisitionFunction],
     seeds: np.random.Generator,
     num_restarts: int,
     raw_samples: int,
@@ -326,7 +329,7 @@ class LocalBO(Method):
         noise: float | None = None,
         num_restarts: int = 5,
         raw_samples: int = 64,
-        **common: object,
+        **common: Any,
     ) -> None:
         super().__init__(dim, **common)
         self.local = LocalGP(
@@ -425,6 +428,13 @@ class LocalBO(Method):
         pts = [self.center] if self.center is not None else []
         return np.unique(np.vstack(pts + [best]), axis=0)
 
+    @property
+    def x_t(self) -> np.ndarray:
+        """The current iterate ``x_t`` (set by the first :meth:`_advance`)."""
+        if self.center is None:
+            raise RuntimeError(f"{type(self).__name__} has no current point before its first step")
+        return self.center
+
     def _seed(self) -> int:
         return int(self.rng.integers(2**31 - 1))
 
@@ -452,7 +462,7 @@ class GradientLocalBO(LocalBO):
     delta: float = 0.2
     epsilon: float | None = None
 
-    def _criterion(self) -> object:
+    def _criterion(self) -> Callable[[Model, np.ndarray], AcquisitionFunction]:
         """Factory ``(model, center) -> acquisition`` for the sampling points."""
         return GradientInformation
 
@@ -482,7 +492,7 @@ class GradientLocalBO(LocalBO):
             return []
         X, y = self._observed()
         return greedy_samples(
-            self.local, self._planning_hypers(), X, y, self._untold() + head, self.center,
+            self.local, self._planning_hypers(), X, y, self._untold() + head, self.x_t,
             n, self.delta, self._criterion(), self.rng, self.num_restarts, self.raw_samples,
             epsilon=epsilon, multiple=self.batch_size,
         )  # fmt: skip

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -74,7 +75,7 @@ class DescentInformation(AcquisitionFunction):
         Sigma = self.cross.gradient_covariance()
         self.LS = cholesky(0.5 * (Sigma + Sigma.T), max_jitter=1e-2)
 
-    @t_batch_mode_transform(expected_q=1)
+    @t_batch_mode_transform(expected_q=1)  # type: ignore[arg-type]  # typed for the base class
     def forward(self, X: torch.Tensor) -> torch.Tensor:
         c, s = self.cross(X)  # (b, d), (b,)
         a = torch.cholesky_solve(c.unsqueeze(-1), self.LS).squeeze(-1)
@@ -122,13 +123,13 @@ class MPD(GradientLocalBO):
         self._grad_mean: np.ndarray | None = None
         self.last_steps = 0
 
-    def _criterion(self) -> object:
+    def _criterion(self) -> Callable[[Model, np.ndarray], AcquisitionFunction]:
         if self._grad_mean is None:  # first iteration: gradient mean from the data so far
             X, y = self._observed()
             self._grad_mean = np.zeros(self.dim)
             if len(y) >= 1:
                 gp = self.local.with_hypers(X, y, self._planning_hypers())
-                self._grad_mean = gp.gradient_posterior(self.center)[0]
+                self._grad_mean = gp.gradient_posterior(self.x_t)[0]
         return functools.partial(DescentInformation, grad_mean=self._grad_mean)
 
     def _move(self) -> np.ndarray:
@@ -137,7 +138,7 @@ class MPD(GradientLocalBO):
         if gp is None:  # every evaluation failed so far: jump to a random point
             return self.rng.random(self.dim)
         grad = GradientPosterior(gp.model)
-        x = self.center.copy()
+        x = self.x_t.copy()
         self.last_steps = 0
         for _ in range(self.max_steps):
             v, p = most_probable_descent(*grad(x))

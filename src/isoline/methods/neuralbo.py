@@ -165,8 +165,8 @@ class NeuralBO(NetworkMethod):
             sd = (variance(Zb) + 1e-12).sqrt()
             return network_forward(weights, Zb) + nu * e * sd
 
-        X, f = refine_minimizers(frozen_sample, torch.as_tensor(starts, dtype=DTYPE))
-        f = f.numpy()
+        X, f_t = refine_minimizers(frozen_sample, torch.as_tensor(starts, dtype=DTYPE))
+        f = f_t.numpy()
         if not np.isfinite(f).any():
             return None
         return X.numpy()[int(np.nanargmin(np.where(np.isfinite(f), f, np.nan)))]

@@ -11,6 +11,7 @@ import importlib
 import inspect
 import pkgutil
 from dataclasses import dataclass
+from typing import Any
 
 from isoline.methods.base import Method
 
@@ -75,7 +76,7 @@ def get_method(name: str) -> type[Method]:
     return _REGISTRY[name]
 
 
-def make_method(name: str, dim: int, **kwargs: object) -> Method:
+def make_method(name: str, dim: int, **kwargs: Any) -> Method:
     """Instantiate method ``name`` in ``dim`` dimensions, checking option names."""
     cls = get_method(name)
     allowed = _options(cls)

@@ -39,6 +39,7 @@ point's predicted log cost as a fake observation, and the next point is chosen.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from scipy.stats import truncnorm
@@ -96,7 +97,7 @@ class RandomForestEI(Method):
         plateau_steps: int = 0,
         random_fraction: float = 0.0,
         log_cost: bool = True,
-        **common: object,
+        **common: Any,
     ) -> None:
         self.n_estimators = check_int(n_estimators, "n_estimators", 1)
         self.n_random = check_int(n_random, "n_random", 1)
@@ -104,7 +105,7 @@ class RandomForestEI(Method):
         self.plateau_steps = check_int(plateau_steps, "plateau_steps", 0)
         self.random_fraction = check_float(random_fraction, "random_fraction", 0.0, 1.0)
         self.log_cost = check_bool(log_cost, "log_cost")
-        super().__init__(dim, **common)  # type: ignore[arg-type]
+        super().__init__(dim, **common)
 
     def propose(self, q: int) -> np.ndarray:
         X, y = self.data()

@@ -17,6 +17,7 @@ success, otherwise a failure. ``success_tolerance`` successes in a row double ``
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import torch
@@ -73,7 +74,7 @@ class TuRBO(Method):
         outputscale: float | None = None,
         noise: float | None = None,
         refit_growth: float = 0.1,
-        **common: object,
+        **common: Any,
     ) -> None:
         super().__init__(dim, **common)
         gp_opts = LocalGP(dim, kernel, 2, lengthscale, outputscale, noise)  # validates them

@@ -13,10 +13,10 @@ RBF or Matern-5/2 kernel, with or without a scale kernel) and answer in ``y`` un
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import torch
-from botorch.models.model import Model
 
 from isoline.models.linalg import cholesky
 
@@ -28,6 +28,7 @@ __all__ = [
     "kernel_and_gradient",
     "kernel_matrix",
     "kernel_parts",
+    "outcome_scale",
     "train_factor",
 ]
 
@@ -37,7 +38,12 @@ DTYPE = torch.float64
 CURVATURE = {"rbf": 1.0, "matern52": 5.0 / 3.0}
 
 
-def kernel_parts(model: Model) -> tuple[str, torch.Tensor, torch.Tensor]:
+def outcome_scale(model: Any) -> float:
+    """Standard deviation of the model's ``Standardize`` outcome transform (``y`` units)."""
+    return float(model.outcome_transform.stdvs.reshape(-1)[0])
+
+
+def kernel_parts(model: Any) -> tuple[str, torch.Tensor, torch.Tensor]:
     """``(kind, lengthscales (d,), outputscale)`` of a model's RBF/Matern-5/2 kernel
     (standardized units)."""
     k = model.covar_module
@@ -77,7 +83,7 @@ def kernel_and_gradient(
 
 
 
-def train_factor(model: Model) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+def train_factor(model: Any) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """``(X (n, d), L (n, n), noise)``: training inputs, lower Cholesky factor of
     ``K + noise I`` and the noise variance, in the model's standardized units."""
     with torch.no_grad():
@@ -113,7 +119,7 @@ class JointPosterior:
     thousands of times per iteration, where the dispatch dominates the cost.
     """
 
-    def __init__(self, model: Model) -> None:
+    def __init__(self, model: Any) -> None:
         self.kind, self.ls, self.os = kernel_parts(model)
         self.Xtr, self.L, _ = train_factor(model)
         with torch.no_grad():
@@ -144,13 +150,13 @@ class GradientPosterior:
     ``O(n^2 d + n d^2)``.
     """
 
-    def __init__(self, model: Model) -> None:
+    def __init__(self, model: Any) -> None:
         self.kind, self.ls, self.os = kernel_parts(model)
         self.Xtr, self.L, _ = train_factor(model)
         with torch.no_grad():
             r = model.train_targets.reshape(-1) - model.mean_module(self.Xtr).reshape(-1)
             self.alpha = torch.cholesky_solve(r.unsqueeze(-1), self.L).reshape(-1)
-        self.scale = float(model.outcome_transform.stdvs.reshape(-1)[0])
+        self.scale = outcome_scale(model)
         self.prior = CURVATURE[self.kind] * self.os / self.ls**2
 
     def __call__(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -175,7 +181,7 @@ class GradientCrossCovariance:
     and MPD are built from them.
     """
 
-    def __init__(self, model: Model, x: np.ndarray) -> None:
+    def __init__(self, model: Any, x: np.ndarray) -> None:
         self.x = torch.as_tensor(np.asarray(x, dtype=float), dtype=DTYPE).reshape(-1)
         self.kind, self.ls, self.os = kernel_parts(model)
         self.Xtr, self.L, self.noise_std = train_factor(model)
@@ -184,7 +190,7 @@ class GradientCrossCovariance:
             #: ``K^-1 dk(X, x)/dx`` ``(n, d)``
             self.KinvJ = torch.cholesky_solve(J, self.L)
         #: variance of the standardization of ``y`` (converts to ``y`` units)
-        self.y_var = float(model.outcome_transform.stdvs.reshape(-1)[0]) ** 2
+        self.y_var = outcome_scale(model) ** 2
 
     def __call__(self, X: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """``c (..., d)`` and ``s (...)`` for candidates ``X (..., 1, d)``."""

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import torch
@@ -98,17 +99,17 @@ class DNGO(Model):
         generator: torch.Generator,
     ) -> None:
         super().__init__()
-        X = torch.as_tensor(X, dtype=DTYPE)
-        y = torch.as_tensor(y, dtype=DTYPE)
-        self.x_mean = X.mean(0)
-        self.x_std = X.std(0, correction=0).clamp_min(1e-8)
-        self.y_mean = y.mean()
-        self.y_std = y.std(correction=0).clamp_min(1e-12) if len(y) > 1 else torch.tensor(1.0, dtype=DTYPE)
-        Xn = (X - self.x_mean) / self.x_std
-        yn = (y - self.y_mean) / self.y_std
+        Xt = torch.as_tensor(X, dtype=DTYPE)
+        yt = torch.as_tensor(y, dtype=DTYPE)
+        self.x_mean = Xt.mean(0)
+        self.x_std = Xt.std(0, correction=0).clamp_min(1e-8)
+        self.y_mean = yt.mean()
+        self.y_std = yt.std(correction=0).clamp_min(1e-12) if len(yt) > 1 else torch.tensor(1.0, dtype=DTYPE)
+        Xn = (Xt - self.x_mean) / self.x_std
+        yn = (yt - self.y_mean) / self.y_std
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(int(torch.randint(2**62, (1,), generator=generator)))
-            self.net = _Net(X.shape[1], list(units))
+            self.net = _Net(Xt.shape[1], list(units))
         self.train_losses = self._train(Xn, yn, epochs, batch_size, lr, generator)
         self.net.requires_grad_(False)
         with torch.no_grad():
@@ -151,12 +152,13 @@ class DNGO(Model):
                 val.backward()
             except torch.linalg.LinAlgError:
                 return 1e25, np.zeros(2)
+            assert p.grad is not None
             g = p.grad.numpy()
             if not (torch.isfinite(val) and np.all(np.isfinite(g))):
                 return 1e25, np.zeros(2)
             return float(val.detach()), g
 
-        best = None
+        best: Any = None
         for start in ((0.0, -3.0), (0.0, 0.0), (-3.0, -6.0), (3.0, -1.0)):
             res = minimize(neg, np.array(start), jac=True, method="L-BFGS-B",
                            bounds=[(-_LOG_BOUND, _LOG_BOUND)] * 2)
@@ -182,8 +184,8 @@ class DNGO(Model):
         X: Tensor,
         output_indices: list[int] | None = None,
         observation_noise: bool | Tensor = False,
-        posterior_transform: object | None = None,
-        **kwargs: object,
+        posterior_transform: Any = None,
+        **kwargs: Any,
     ) -> GPyTorchPosterior:
         """Joint Gaussian of ``f`` at ``X`` (``batch x q x d``), in the units of ``y``."""
         Phi = self.features(X)  # (..., q, D)

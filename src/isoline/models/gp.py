@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping, Sequence
+from typing import Any, cast
 
 import numpy as np
 import torch
@@ -42,7 +43,7 @@ from gpytorch.mlls import ExactMarginalLogLikelihood
 from gpytorch.utils.warnings import NumericalWarning
 from linear_operator.utils.errors import NanError, NotPSDError
 
-from isoline.models.derivatives import CURVATURE
+from isoline.models.derivatives import CURVATURE, outcome_scale
 from isoline.models.linalg import GPFitError, cholesky
 from isoline.validation import check_float, check_positive, check_positive_vector
 
@@ -80,7 +81,7 @@ class GP:
     @property
     def y_scale(self) -> float:
         """Standard deviation used to standardize ``y``."""
-        return float(self.model.outcome_transform.stdvs.reshape(-1)[0])
+        return outcome_scale(self.model)
 
     @property
     def lengthscales(self) -> np.ndarray:
@@ -124,7 +125,7 @@ class GP:
         """``(n, n)`` posterior covariance of ``f`` at ``X (n, d)``."""
         Xt = self._tensor(X)
         with torch.no_grad():
-            post = self.model.posterior(Xt)
+            post: Any = self.model.posterior(Xt)
             cov = post.distribution.covariance_matrix.numpy().copy()
         return 0.5 * (cov + cov.T)
 
@@ -169,7 +170,7 @@ class GP:
         with torch.no_grad():
             self.model.posterior(Xt[:1])  # builds the prediction caches it needs
             new = self.model.condition_on_observations(Xt, yt)
-        return GP(new, self.kernel)
+        return GP(cast(SingleTaskGP, new), self.kernel)
 
     # -- internals -------------------------------------------------------------------
     def _tensor(self, X: np.ndarray | Sequence[float]) -> torch.Tensor:
@@ -263,7 +264,7 @@ def _fit_gp(
         outcome_transform=Standardize(m=1, min_stdv=_min_stdv(yt)),
     ).to(DTYPE)
     # fixed variances are given in y units: convert with the standardization variance
-    var_s = float(model.outcome_transform.stdvs.reshape(-1)[0]) ** 2
+    var_s = outcome_scale(model) ** 2
     with torch.no_grad():
         if os_ is not None:
             model.covar_module.outputscale = os_ / var_s

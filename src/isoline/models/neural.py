@@ -54,6 +54,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any, cast
 
 import numpy as np
 import torch
@@ -223,10 +224,11 @@ class NTKVariance:
         self, F1: list[tuple[Tensor, Tensor]], F2: list[tuple[Tensor, Tensor]]
     ) -> Tensor:
         """Empirical NTK ``<g(x), g(x')> / m`` from layer factors: ``(n1, n2)``."""
-        out = None
+        out: Tensor | None = None
         for (d1, a1), (d2, a2) in zip(F1, F2):
             term = (d1 @ d2.T) * (a1 @ a2.T)
             out = term if out is None else out + term
+        assert out is not None, "a network has at least one layer"
         return out / self.m
 
     def __call__(self, Z: Tensor, chunk: int = 8192) -> Tensor:
@@ -387,7 +389,7 @@ def refine_minimizers(
     try:
         X, neg = gen_candidates_scipy(
             X0.unsqueeze(-2),
-            _Negated(fn),
+            cast(Any, _Negated(fn)),  # a callable serves as acqf
             lower_bounds=0.0,
             upper_bounds=1.0,
             options={"maxiter": maxiter},

@@ -95,7 +95,7 @@ class BBOB(Problem):
             optimum=float(fn.best_value()),
             optimum_x=np.asarray(fn.best_parameter(), dtype=float),
         )
-        self.targets = self.optimum + TARGET_PRECISIONS
+        self.targets = float(fn.best_value()) + TARGET_PRECISIONS
 
     def _coco(self, dim: int | None = None) -> Any:
         if self._fn is None:

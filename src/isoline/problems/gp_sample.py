@@ -29,7 +29,7 @@ Runs in the reference set-up start at the cube's centre (``init: centre``).
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import torch
@@ -156,7 +156,7 @@ class GPSample(Problem):
         starts = torch.as_tensor(self.train_x[order], dtype=torch.float64).unsqueeze(-2)
         cands, vals = gen_candidates_scipy(
             starts,
-            lambda Z: -self.mean(Z.squeeze(-2)),
+            cast(Any, lambda Z: -self.mean(Z.squeeze(-2))),  # a callable serves as acqf
             lower_bounds=0.0,
             upper_bounds=1.0,
             options={"maxiter": 500},

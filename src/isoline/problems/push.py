@@ -210,7 +210,7 @@ class Push14(Problem):
 
     def simulate(self, x: np.ndarray) -> np.ndarray:
         """Final ``(2, 2)`` positions of the square and the circle for the 14 parameters ``x``."""
-        x = [float(v) for v in x]
+        p = [float(v) for v in x]
         table = _Table()
         objs = [
             table.add_object("box", (0.5, 0.5), self.starts[0]),
@@ -218,9 +218,9 @@ class Push14(Problem):
         ]
         hands, plans = [], []
         for k in range(2):
-            rx, ry, vx, vy, duration, angle = x[6 * k : 6 * k + 6]
+            rx, ry, vx, vy, duration, angle = p[6 * k : 6 * k + 6]
             hands.append(table.add_hand((rx, ry), angle, (1.0, 0.3)))
-            plans.append(((vx, vy), x[12 + k], int(10.0 * duration)))
+            plans.append(((vx, vy), p[12 + k], int(10.0 * duration)))
         for t in range(max(p[2] for p in plans) + _SETTLE_STEPS):
             for hand, (vel, omega, steps) in zip(hands, plans):
                 if t < steps:

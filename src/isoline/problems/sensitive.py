@@ -125,8 +125,9 @@ class SensitiveSamples(Problem):
         X = np.asarray(X, dtype=float)
         if X.ndim != 2 or X.shape[1] != self.dim or len(X) == 0:
             raise ValueError(f"X must have shape (n >= 1, {self.dim}), got {X.shape}")
-        images = np.stack([self.image(x).reshape(64) for x in X])
-        images = torch.as_tensor(images, dtype=torch.float64)
+        images = torch.as_tensor(
+            np.stack([self.image(x).reshape(64) for x in X]), dtype=torch.float64
+        )
         with torch.no_grad():
             ref = self._probs(self.params, images).argmax(1)
             hits = [

@@ -12,7 +12,7 @@ by NeuralBO); the known minimizer must stay inside.
 from __future__ import annotations
 
 import math
-from typing import ClassVar
+from typing import Any, ClassVar, cast
 
 import numpy as np
 from scipy.optimize import minimize_scalar
@@ -233,7 +233,7 @@ def _michalewicz_term_argmin(i: int, lo: float, hi: float) -> float:
 
 def _check_bounds(bounds: object) -> tuple[float, float]:
     try:
-        lo, hi = (float(b) for b in bounds)  # type: ignore[union-attr]
+        lo, hi = (float(b) for b in cast(Any, bounds))
     except (TypeError, ValueError):
         raise TypeError(f"bounds must be a pair (lo, hi) of numbers, got {bounds!r}") from None
     if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
