@@ -42,15 +42,40 @@ def test_help_is_available(capsys) -> None:
 
 def test_report_of_chosen_seeds(tmp_path, capsys) -> None:
     cfg = tmp_path / "c.yaml"
-    cfg.write_text("name: t\nbudget: 4\nseeds: 3\nmethods: [random]\nproblems: [{name: rosenbrock, dim: 2}]\n")
+    cfg.write_text(
+        "name: t\nbudget: 4\nseeds: 3\nmethods: [random]\nproblems: [{name: rosenbrock, dim: 2}]\n"
+    )
     db = str(tmp_path / "b.db")
-    assert main(["bench", str(cfg), "--storage", db, "--out", str(tmp_path / "all"), "--workers", "1", "--quiet"]) == 0
-    assert main(["report", str(cfg), "--storage", db, "--out", str(tmp_path / "r"), "--seeds", "0,2"]) == 0
+    assert (
+        main(
+            [
+                "bench",
+                str(cfg),
+                "--storage",
+                db,
+                "--out",
+                str(tmp_path / "all"),
+                "--workers",
+                "1",
+                "--quiet",
+            ]
+        )
+        == 0
+    )
+    assert (
+        main(["report", str(cfg), "--storage", db, "--out", str(tmp_path / "r"), "--seeds", "0,2"])
+        == 0
+    )
     text = (tmp_path / "r" / "report.md").read_text()
     assert "seeds [0, 2]," in text and "| random | 2 | 4 |" in text
     capsys.readouterr()
     for bad, says in (("0-4", "[3, 4] not among"), ("x", "'x' is not a seed")):
-        assert main(["report", str(cfg), "--storage", db, "--out", str(tmp_path / "r"), "--seeds", bad]) == 2
+        assert (
+            main(
+                ["report", str(cfg), "--storage", db, "--out", str(tmp_path / "r"), "--seeds", bad]
+            )
+            == 2
+        )
         assert says in capsys.readouterr().err
 
 
@@ -60,12 +85,32 @@ def test_report_of_chosen_problems(tmp_path, capsys) -> None:
                    "  - {name: rosenbrock, dim: 2, label: Rosen D=2}\n"
                    "  - {name: levy, dim: 3, label: Levy D=3}\n")  # fmt: skip
     db = str(tmp_path / "b.db")
-    assert main(["bench", str(cfg), "--storage", db, "--out", str(tmp_path / "all"), "--workers", "1", "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "bench",
+                str(cfg),
+                "--storage",
+                db,
+                "--out",
+                str(tmp_path / "all"),
+                "--workers",
+                "1",
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     out = tmp_path / "r"
     assert main(["report", str(cfg), "--storage", db, "--out", str(out), "--problems", "D=3$"]) == 0
     text = (out / "report.md").read_text()
     assert "## Levy D=3" in text and "Rosen" not in text
     capsys.readouterr()
-    for bad, says in (("D=4", "matches none of the config's problems"), ("(", "not a regular expression")):
-        assert main(["report", str(cfg), "--storage", db, "--out", str(out), "--problems", bad]) == 2
+    for bad, says in (
+        ("D=4", "matches none of the config's problems"),
+        ("(", "not a regular expression"),
+    ):
+        assert (
+            main(["report", str(cfg), "--storage", db, "--out", str(out), "--problems", bad]) == 2
+        )
         assert says in capsys.readouterr().err

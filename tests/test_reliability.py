@@ -42,7 +42,9 @@ def box(d: int = 3) -> iso.Box:
     return iso.Box([-1.0] * d, [2.0] * d)
 
 
-def drive(tmp_path: Path, spec: dict, hashseed: int = 0, **popen: object) -> subprocess.CompletedProcess:
+def drive(
+    tmp_path: Path, spec: dict, hashseed: int = 0, **popen: object
+) -> subprocess.CompletedProcess:
     path = tmp_path / f"spec-{time.monotonic_ns()}.json"
     path.write_text(json.dumps(spec))
     env = dict(os.environ, PYTHONHASHSEED=str(hashseed))
@@ -89,7 +91,14 @@ def _v1_store(path: Path, blob: bytes, trials: list[tuple]) -> None:
         for n, (x, y) in enumerate(trials):
             conn.execute(
                 "INSERT INTO trials (study_id, number, batch, x, u, y, status) VALUES (1, ?, ?, ?, ?, ?, ?)",
-                (n, n, json.dumps(list(x)), json.dumps(list(x)), y, "ok" if y is not None else "pending"),
+                (
+                    n,
+                    n,
+                    json.dumps(list(x)),
+                    json.dumps(list(x)),
+                    y,
+                    "ok" if y is not None else "pending",
+                ),
             )
 
 
@@ -143,11 +152,21 @@ def test_resume_in_another_process_is_exact_for_every_method(tmp_path: Path) -> 
     runs = []
     for m in METHODS:
         q = 2 if get_method(m).supports_batch else 1
-        runs.append({"method": m, "study": m, "budget": 12, "batch_size": q, "n_init": 4, "seed": 5})
+        runs.append(
+            {"method": m, "study": m, "budget": 12, "batch_size": q, "n_init": 4, "seed": 5}
+        )
     # pycma keys its sent solutions by the per-process salted hash: with the optimum near a
     # bound (candidates sampled beyond it) a pickled CMA-ES diverged after this resume
-    runs.append({"method": "cma-es", "study": "cma-es-q4", "budget": 30, "batch_size": 4, "seed": 5,
-                 "stop_after": 10})
+    runs.append(
+        {
+            "method": "cma-es",
+            "study": "cma-es-q4",
+            "budget": 30,
+            "batch_size": 4,
+            "seed": 5,
+            "stop_after": 10,
+        }
+    )
     db = str(tmp_path / "r.db")
     spec = {"storage": db, "runs": runs, "centre": 1.95}
     first = drive(tmp_path, dict(spec, stop_after=8), hashseed=1)
@@ -219,7 +238,9 @@ def test_worker_processes_end_with_their_driver(tmp_path: Path, sig: int) -> Non
     assert _group_members(driver.pid) == []
     with Store(str(tmp_path / "r.db")) as store:
         trials = store.trials(store.get_study("s"))
-    assert [t.status for t in trials] == ["pending", "pending"] and all(t.attempts == 0 for t in trials)
+    assert [t.status for t in trials] == ["pending", "pending"] and all(
+        t.attempts == 0 for t in trials
+    )
 
 
 # -- 5. one owner per study ----------------------------------------------------------------
@@ -233,7 +254,9 @@ def test_a_live_owner_elsewhere_is_refused_and_a_dead_one_taken_over(tmp_path: P
                          (socket.gethostname(), owner.pid, time.time(), time.time()))  # fmt: skip
         calls = []
         with pytest.raises(StoreError, match=f"is being run by process {owner.pid}"):
-            iso.minimize(lambda x: calls.append(x) or 0.0, box(), "random", budget=4, storage=db, study="s")
+            iso.minimize(
+                lambda x: calls.append(x) or 0.0, box(), "random", budget=4, storage=db, study="s"
+            )
         assert calls == []
     finally:
         owner.kill()
@@ -348,7 +371,9 @@ def test_cli_store_and_config_errors_exit_2_without_traceback(tmp_path: Path, ca
     from isoline.cli import main
 
     cfg = tmp_path / "c.yaml"
-    cfg.write_text("name: t\nbudget: 3\nseeds: 1\nmethods: [random]\nproblems: [{name: rosenbrock, dim: 2}]\n")
+    cfg.write_text(
+        "name: t\nbudget: 3\nseeds: 1\nmethods: [random]\nproblems: [{name: rosenbrock, dim: 2}]\n"
+    )
     typo = tmp_path / "typo.db"
     assert main(["report", str(cfg), "--storage", str(typo), "--out", str(tmp_path / "r")]) == 2
     assert "no store at" in capsys.readouterr().err
@@ -394,7 +419,6 @@ def test_proposals_do_not_depend_on_the_objective_scale(method: str) -> None:
         assert r.fun / s == pytest.approx(ref.fun, rel=0.5)
 
 
-
 def test_a_box_too_wide_to_represent_is_refused() -> None:
     with pytest.raises(ValueError, match="dimension 0 is too wide"):
         iso.Box([-1e308], [1e308])
@@ -410,6 +434,8 @@ def test_la_minucb_sees_no_negative_variances_at_tiny_scales() -> None:
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        res = iso.minimize(lambda x: 1e-12 * sphere(x), box(), "la-minucb", budget=7, seed=0, n_init=4)
+        res = iso.minimize(
+            lambda x: 1e-12 * sphere(x), box(), "la-minucb", budget=7, seed=0, n_init=4
+        )
     assert not [w for w in caught if "negative variance" in str(w.message).lower()]
     assert res.n_failed == 0

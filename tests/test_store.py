@@ -55,7 +55,9 @@ def test_raise_on_error_keeps_history(tmp_path) -> None:
 
     db = str(tmp_path / "r.db")
     with pytest.raises(RuntimeError, match="third call fails"):
-        iso.minimize(f, iso.Box([0], [1]), "random", budget=5, storage=db, study="s", raise_on_error=True)
+        iso.minimize(
+            f, iso.Box([0], [1]), "random", budget=5, storage=db, study="s", raise_on_error=True
+        )
     with Store(db) as store:
         statuses = [t.status for t in store.trials(store.get_study("s"))]
     assert statuses == ["ok", "ok", "failed"]
@@ -112,7 +114,9 @@ def test_a_second_run_of_one_study_is_refused_before_it_evaluates(tmp_path) -> N
     def first_objective(x):
         if not refused:  # meanwhile, "another run" tries the same study
             try:
-                iso.minimize(inner_objective, box, "random", budget=3, seed=1, storage=db, study="s")
+                iso.minimize(
+                    inner_objective, box, "random", budget=3, seed=1, storage=db, study="s"
+                )
             except StoreError as e:
                 refused.append(e)
         return sphere(x)

@@ -137,8 +137,7 @@ def fig1() -> list[str]:
                 txt = f"{v.mean():.4g} +- {se:.2g}"
                 cell.append(f"**{txt}**" if m in tied else txt)
             pv = [
-                mannwhitneyu(finals["BKOP"], finals[m], alternative="less").pvalue
-                for m in base[1:]
+                mannwhitneyu(finals["BKOP"], finals[m], alternative="less").pvalue for m in base[1:]
             ]
             n = min(len(v) for v in finals.values())
             lines.append(

@@ -67,8 +67,11 @@ PAPER_DIMS = [10, 20, 30, 40, 50]
 PAPER_LABEL = {"alg6": "Algorithm 6", "korobov": "Korobov", "scs": "SCS", "alg7": "Algorithm 7"}
 DESIGN_CASES = [(20, 6), (50, 10), (100, 20), (100, 50)]
 DESIGN_SEEDS = range(5)
-MY_PATHS = ("src/isoline/designs/lattice.py", "src/isoline/designs/lattice_search.py",
-            "benchmarks/lattice_tables")
+MY_PATHS = (
+    "src/isoline/designs/lattice.py",
+    "src/isoline/designs/lattice_search.py",
+    "benchmarks/lattice_tables",
+)
 
 
 def paper_value(n: int, d: int, method: str) -> float | None:
@@ -92,7 +95,10 @@ def git_commit() -> str:
         head = out.stdout.strip()
         dirty = subprocess.run(
             ["git", "status", "--porcelain", "--", *MY_PATHS],
-            cwd=ROOT, capture_output=True, text=True, check=True,
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
         ).stdout.strip()
         return head + (" (lattice files modified)" if dirty else "")
     except (OSError, subprocess.CalledProcessError):
@@ -116,8 +122,13 @@ def run_tables(ns: list[int], ds: list[int], methods: list[str], seed: int) -> l
                 check = lattice_min_distance(lat.generator, n)
                 assert abs(check - lat.min_distance) < 1e-12
                 row = {
-                    "n": n, "d": d, "method": m, "min_distance": lat.min_distance,
-                    "paper": paper_value(n, d, m), "wall_s": wall, "cpu_s": cpu,
+                    "n": n,
+                    "d": d,
+                    "method": m,
+                    "min_distance": lat.min_distance,
+                    "paper": paper_value(n, d, m),
+                    "wall_s": wall,
+                    "cpu_s": cpu,
                     "generator": [int(v) for v in lat.generator],
                     "info": {k: v for k, v in lat.info.items() if k != "start"},
                 }
@@ -228,14 +239,25 @@ def report(rows: list[dict], design_rows: list[dict], meta: dict) -> str:
             lines.append(
                 f"- {m} equals the paper's {PAPER_LABEL[m]} row to {digits} significant digits "
                 f"in {len(rs) - len(bad)}/{len(rs)} cells"
-                + ("" if not bad else ", not at " + ", ".join(
-                    f"(n={r['n']}, d={r['d']}): {r['min_distance']:.6g} vs {r['paper']}"
-                    for r in bad))
+                + (
+                    ""
+                    if not bad
+                    else ", not at "
+                    + ", ".join(
+                        f"(n={r['n']}, d={r['d']}): {r['min_distance']:.6g} vs {r['paper']}"
+                        for r in bad
+                    )
+                )
                 + "."
             )
     for m in ("alg7", "best"):
-        rs = [r for r in rows if r["method"] == m and (r["n"], r["d"], "alg7") in get
-              and paper_value(r["n"], r["d"], "alg7") is not None]
+        rs = [
+            r
+            for r in rows
+            if r["method"] == m
+            and (r["n"], r["d"], "alg7") in get
+            and paper_value(r["n"], r["d"], "alg7") is not None
+        ]
         if rs:
             ge = [r for r in rs if r["min_distance"] >= paper_value(r["n"], r["d"], "alg7")]
             gains = [r["min_distance"] / paper_value(r["n"], r["d"], "alg7") - 1 for r in rs]

@@ -72,19 +72,25 @@ def table(path: str) -> None:
         return f"{v.mean():.3f} +- {v.std(ddof=1) / np.sqrt(len(v)):.3f}"
 
     print(f"Final simple regret, seeds {seeds}, mean +- SEM (from `{path}`):\n")
-    print("| method | best evaluated | best iterate | last iterate | runs with best iterate > best evaluated |")
+    print(
+        "| method | best evaluated | best iterate | last iterate | runs with best iterate > best evaluated |"
+    )
     print("|---|---|---|---|---|")
     for m in methods:
         e, b, last = get(m, "best_evaluated"), get(m, "best_iterate"), get(m, "last_iterate")
-        print(f"| {m} | {fmt(e)} | {fmt(b)} | {fmt(last)} | {int(np.sum(b > e + 1e-12))}/{len(e)} |")
+        print(
+            f"| {m} | {fmt(e)} | {fmt(b)} | {fmt(last)} | {int(np.sum(b > e + 1e-12))}/{len(e)} |"
+        )
     print()
     ref = methods[0]
     for key in ("best_evaluated", "best_iterate", "last_iterate"):
         for m in methods[1:]:
             a, o = get(ref, key), get(m, key)
             p = stats.ttest_rel(a, o).pvalue
-            print(f"- {key}: {ref} lower than {m} on {int(np.sum(a < o))}/{len(a)} seeds, "
-                  f"paired t-test two-sided p = {p:.3f}")
+            print(
+                f"- {key}: {ref} lower than {m} on {int(np.sum(a < o))}/{len(a)} seeds, "
+                f"paired t-test two-sided p = {p:.3f}"
+            )
 
 
 def main() -> None:

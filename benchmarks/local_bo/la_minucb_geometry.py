@@ -40,11 +40,18 @@ for _ in range(budget):
         prev_center = X[0].copy()
     y, info = p(X[0])
     opt.tell(X, [y])
-print(json.dumps(dict(
-    d=d, seed=seed, extra=str(extra), iterations=it,
-    z_dist_over_corner_median=float(np.median(zdist)),
-    z_fraction_of_coordinates_on_box_boundary=float(np.mean(zbound)),
-    move_length_median=float(np.median(moves)),
-    moves_onto_evaluated_points=float(np.mean(on_data)),
-    lengthscale=(a + b) / 2,
-)))
+print(
+    json.dumps(
+        dict(
+            d=d,
+            seed=seed,
+            extra=str(extra),
+            iterations=it,
+            z_dist_over_corner_median=float(np.median(zdist)),
+            z_fraction_of_coordinates_on_box_boundary=float(np.mean(zbound)),
+            move_length_median=float(np.median(moves)),
+            moves_onto_evaluated_points=float(np.mean(on_data)),
+            lengthscale=(a + b) / 2,
+        )
+    )
+)

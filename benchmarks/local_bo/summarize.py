@@ -57,8 +57,10 @@ def main(paths: list[str]) -> None:
                 la = finals["LA-MinUCB"].mean(0)
                 hit = np.flatnonzero(la <= target)
                 first = int(hit[0]) + 1 if hit.size else None
-                print(f"\nMean GIBO final {target:.4g}; LA-MinUCB's mean curve reaches it after "
-                      f"{first if first else 'never (within ' + str(n) + ')'} evaluations.")
+                print(
+                    f"\nMean GIBO final {target:.4g}; LA-MinUCB's mean curve reaches it after "
+                    f"{first if first else 'never (within ' + str(n) + ')'} evaluations."
+                )
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
 """CPU seconds per ask and per algorithm iteration on gp-sample (fixed GP hypers)."""
+
 import json
 import sys
 import time
@@ -34,7 +35,22 @@ for i in range(budget):
 cpu, it = np.array(cpu), np.array(it)
 per_it = [cpu[it == k].sum() for k in np.unique(it)]
 best = np.minimum.accumulate(nf)
-print(json.dumps(dict(method=method, d=d, seed=seed, extra=str(extra), evals=budget, cpu_total=float(cpu.sum()),
-    cpu_per_eval=float(cpu.mean()), iterations=int(it.max()), cpu_per_iteration=float(np.mean(per_it[1:] if len(per_it) > 1 else per_it)),
-    evals_per_iteration=float(budget / max(1, len(per_it))), final=float(best[-1]), optimum=float(p.optimum),
-    best_at=[float(best[k]) for k in range(99, budget, 100)])))
+print(
+    json.dumps(
+        dict(
+            method=method,
+            d=d,
+            seed=seed,
+            extra=str(extra),
+            evals=budget,
+            cpu_total=float(cpu.sum()),
+            cpu_per_eval=float(cpu.mean()),
+            iterations=int(it.max()),
+            cpu_per_iteration=float(np.mean(per_it[1:] if len(per_it) > 1 else per_it)),
+            evals_per_iteration=float(budget / max(1, len(per_it))),
+            final=float(best[-1]),
+            optimum=float(p.optimum),
+            best_at=[float(best[k]) for k in range(99, budget, 100)],
+        )
+    )
+)

@@ -8,6 +8,7 @@ seeds (100+), with the rest as in the Figure 2 configs. One JSON line per run.
 
     python benchmarks/local_bo/true_lengthscales.py D BUDGET SEED [SEED ...]
 """
+
 import json
 import sys
 import time
@@ -24,7 +25,10 @@ for seed in seeds:
     p = iso.problems.get("gp-sample", dim=d, seed=seed, variant="interpolating")
     a, b = lengthscale_range(d)
     for method in ("la-minucb", "minucb"):
-        for setting, ls in (("midpoint", (a + b) / 2), ("true", [float(v) for v in p.lengthscales])):
+        for setting, ls in (
+            ("midpoint", (a + b) / 2),
+            ("true", [float(v) for v in p.lengthscales]),
+        ):
             opt = iso.Optimizer(p.space, method, seed=seed, n_init=1, lengthscale=ls,
                                 outputscale=1.0, noise=0.01)  # fmt: skip
             t0, nf = time.process_time(), []

@@ -63,8 +63,12 @@ def main() -> None:
             x = np.arange(1, len(curve) + 1) / d
             ax.plot(x, curve, label=m)
             rows.append((d, m, len(pairs), curve[len(curve) // 2 - 1], curve[-1]))
-        ax.set(title=f"BBOB d={d}, 24 functions", xlabel="evaluations / d",
-               ylabel="fraction of (function, target) pairs", ylim=(0, 1))
+        ax.set(
+            title=f"BBOB d={d}, 24 functions",
+            xlabel="evaluations / d",
+            ylabel="fraction of (function, target) pairs",
+            ylim=(0, 1),
+        )
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
     fig.tight_layout()

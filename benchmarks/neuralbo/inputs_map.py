@@ -39,10 +39,16 @@ def regrets(name: str, kw: dict, d: int, seed: int, method: str, options: dict) 
 
 def main() -> None:
     labels = list(VARIANTS)
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+    ).stdout.strip()
     print("# NeuralBO network inputs: scaled vs sphere (tuning seeds 100, 101; 30 evaluations)\n")
-    print(f"Made by `benchmarks/neuralbo/inputs_map.py` at commit `{commit}`. Final simple regret per seed;")
-    print("'design best' is the best of the 10 initial Sobol points (a run equal to it never improved on its design).\n")
+    print(
+        f"Made by `benchmarks/neuralbo/inputs_map.py` at commit `{commit}`. Final simple regret per seed;"
+    )
+    print(
+        "'design best' is the best of the 10 initial Sobol points (a run equal to it never improved on its design).\n"
+    )
     print("| cell | design best (seeds 100, 101) | " + " | ".join(labels) + " |")
     print("|---|---|" + "---|" * len(labels))
     wins = dict.fromkeys(labels, 0)
@@ -54,12 +60,16 @@ def main() -> None:
         for lab in labels:
             wins[lab] += finals[lab] == best
         cells = [
-            ", ".join(f"{r[-1]:.4g}" for r in runs[lab]) + (" **(lowest mean)**" if finals[lab] == best else "")
+            ", ".join(f"{r[-1]:.4g}" for r in runs[lab])
+            + (" **(lowest mean)**" if finals[lab] == best else "")
             for lab in labels
         ]
         print(f"| {name} d={d} | " + ", ".join(f"{v:.4g}" for v in design) + " | " + " | ".join(cells) + " |",
               flush=True)  # fmt: skip
-    print("\nCells with the lowest mean final regret: " + ", ".join(f"{k} {v}" for k, v in wins.items()))
+    print(
+        "\nCells with the lowest mean final regret: "
+        + ", ".join(f"{k} {v}" for k, v in wins.items())
+    )
 
 
 if __name__ == "__main__":

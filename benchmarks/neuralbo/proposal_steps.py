@@ -29,9 +29,7 @@ HERE = Path(__file__).parent
 def incumbent_steps(U: np.ndarray, y: np.ndarray, start: int) -> np.ndarray:
     """``||u_i - u_best(<i)|| / sqrt(d)`` for ``i >= start``; ``U`` ``(n, d)``, ``y`` ``(n,)``."""
     y = np.where(np.isfinite(y), y, np.inf)
-    steps = [
-        np.linalg.norm(U[i] - U[int(np.argmin(y[:i]))]) for i in range(max(start, 1), len(y))
-    ]
+    steps = [np.linalg.norm(U[i] - U[int(np.argmin(y[:i]))]) for i in range(max(start, 1), len(y))]
     return np.asarray(steps) / np.sqrt(U.shape[1])
 
 
@@ -58,7 +56,8 @@ def main() -> None:
             steps[(spec.problem.label, spec.method.label)].append(incumbent_steps(U, y, start))
             late = U[start:]
             edge[(spec.problem.label, spec.method.label)].append(
-                (np.minimum(late, 1 - late) < a.edge).ravel())
+                (np.minimum(late, 1 - late) < a.edge).ravel()
+            )
     methods = [m.label for m in cfg.methods]
     cells = list(dict.fromkeys(p for p, _ in steps))
     print(f"Config `{a.config.name}`: steps of evaluations {start + 1}..{cfg.budget} from the")
@@ -71,13 +70,17 @@ def main() -> None:
             s = np.concatenate(steps[(p, m)]) if steps.get((p, m)) else np.array([])
             row.append(f"{np.median(s):.3f} / {np.mean(s < a.near):.2f}" if len(s) else "-")
         print(f"| {p} | " + " | ".join(row) + " |")
-    print(f"\nFraction of the coordinates of evaluations {start + 1}..{cfg.budget} within "
-          f"{a.edge} of a bound.\n")
+    print(
+        f"\nFraction of the coordinates of evaluations {start + 1}..{cfg.budget} within "
+        f"{a.edge} of a bound.\n"
+    )
     print("| cell | " + " | ".join(methods) + " |")
     print("|---|" + "---|" * len(methods))
     for p in cells:
-        row = [f"{np.mean(np.concatenate(edge[(p, m)])):.2f}" if edge.get((p, m)) else "-"
-               for m in methods]
+        row = [
+            f"{np.mean(np.concatenate(edge[(p, m)])):.2f}" if edge.get((p, m)) else "-"
+            for m in methods
+        ]
         print(f"| {p} | " + " | ".join(row) + " |")
 
 

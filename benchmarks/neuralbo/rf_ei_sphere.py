@@ -28,8 +28,12 @@ def sphere(x: np.ndarray) -> float:
 
 def load_old(commit: str) -> None:
     """Register the rf-ei of ``commit`` under the name ``rf-ei-old``."""
-    src = subprocess.run(["git", "show", f"{commit}:src/isoline/methods/rf_ei.py"],
-                         capture_output=True, text=True, check=True).stdout
+    src = subprocess.run(
+        ["git", "show", f"{commit}:src/isoline/methods/rf_ei.py"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     src = src.replace('name = "rf-ei"', 'name = "rf-ei-old"')
     path = Path(tempfile.mkdtemp()) / "rf_ei_old.py"
     path.write_text(src)
@@ -47,16 +51,28 @@ def main() -> None:
     load_old(a.before)
     for d, b in [(2, 20), (6, 40)]:
         box = iso.Box([-1.0] * d, [2.0] * d)
-        r = [iso.minimize(sphere, box, "random", budget=b, seed=s, progress=False).fun
-             for s in range(20)]
-        print(f"d={d} budget={b}: random (seeds 0-19) mean {np.mean(r):.4f}, "
-              f"test threshold {0.5 * np.mean(r):.4f}", flush=True)
+        r = [
+            iso.minimize(sphere, box, "random", budget=b, seed=s, progress=False).fun
+            for s in range(20)
+        ]
+        print(
+            f"d={d} budget={b}: random (seeds 0-19) mean {np.mean(r):.4f}, "
+            f"test threshold {0.5 * np.mean(r):.4f}",
+            flush=True,
+        )
         for m in ["rf-ei-old", "rf-ei"]:
-            v = np.array([iso.minimize(sphere, box, m, budget=b, seed=s, progress=False).fun
-                          for s in range(a.seeds)])
+            v = np.array(
+                [
+                    iso.minimize(sphere, box, m, budget=b, seed=s, progress=False).fun
+                    for s in range(a.seeds)
+                ]
+            )
             sem = v.std(ddof=1) / np.sqrt(len(v))
-            print(f"  {m}: seeds 0-1 mean {v[:2].mean():.4f}; seeds 0-{a.seeds - 1} mean "
-                  f"{v.mean():.4f} +- {sem:.4f} (SEM), median {np.median(v):.4f}", flush=True)
+            print(
+                f"  {m}: seeds 0-1 mean {v[:2].mean():.4f}; seeds 0-{a.seeds - 1} mean "
+                f"{v.mean():.4f} +- {sem:.4f} (SEM), median {np.median(v):.4f}",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

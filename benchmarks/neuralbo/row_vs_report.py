@@ -27,8 +27,10 @@ from isoline.bench.config import load_config
 from isoline.bench.report import collect
 from isoline.bench.stats import benjamini_hochberg, to_markdown
 
-ROW = re.compile(r"^\| (?P<method>[^|]+?) \| (?P<runs>\d+) \| \d+ \| \**(?P<mean>[-+.\deE]+)\** "
-                 r"\+- (?P<sem>[-+.\deE]+) \|")
+ROW = re.compile(
+    r"^\| (?P<method>[^|]+?) \| (?P<runs>\d+) \| \d+ \| \**(?P<mean>[-+.\deE]+)\** "
+    r"\+- (?P<sem>[-+.\deE]+) \|"
+)
 
 
 def report_rows(path: Path) -> dict[str, dict[str, tuple[float, float, int]]]:
@@ -39,7 +41,11 @@ def report_rows(path: Path) -> dict[str, dict[str, tuple[float, float, int]]]:
         if line.startswith("## "):
             cell = line[3:].strip()
         elif cell is not None and (m := ROW.match(line)):
-            out.setdefault(cell, {})[m["method"]] = (float(m["mean"]), float(m["sem"]), int(m["runs"]))
+            out.setdefault(cell, {})[m["method"]] = (
+                float(m["mean"]),
+                float(m["sem"]),
+                int(m["runs"]),
+            )
     if not out:
         raise ValueError(f"no per-cell result tables found in {path}")
     return out
@@ -66,24 +72,54 @@ def main() -> None:
         mean, sem, n = float(finals.mean()), float(stats.sem(finals)), int(finals.size)
         others = {m: v for m, v in committed[prob.label].items() if m != row}
         lower = [m for m, (mu, _, _) in others.items() if mu < mean]
-        summary.append({"cell": prob.label, "runs": n, "mean": mean, "SEM": sem,
-                        "rank": 1 + len(lower), "of": 1 + len(others),
-                        "lowest": not lower, "lower rows": ", ".join(lower) or "-"})
+        summary.append(
+            {
+                "cell": prob.label,
+                "runs": n,
+                "mean": mean,
+                "SEM": sem,
+                "rank": 1 + len(lower),
+                "of": 1 + len(others),
+                "lowest": not lower,
+                "lower rows": ", ".join(lower) or "-",
+            }
+        )
         for m, (mu, s, k) in others.items():
-            p = {alt: float(stats.ttest_ind_from_stats(
-                    mu, s * np.sqrt(k), k, mean, sem * np.sqrt(n), n,
-                    equal_var=False, alternative=alt).pvalue)
-                 for alt in ("greater", "less")}
-            tests.append({"cell": prob.label, "baseline": m, "mean_baseline": mu,
-                          "mean_row": mean, "p_worse": p["greater"], "p_better": p["less"]})
+            p = {
+                alt: float(
+                    stats.ttest_ind_from_stats(
+                        mu,
+                        s * np.sqrt(k),
+                        k,
+                        mean,
+                        sem * np.sqrt(n),
+                        n,
+                        equal_var=False,
+                        alternative=alt,
+                    ).pvalue
+                )
+                for alt in ("greater", "less")
+            }
+            tests.append(
+                {
+                    "cell": prob.label,
+                    "baseline": m,
+                    "mean_baseline": mu,
+                    "mean_row": mean,
+                    "p_worse": p["greater"],
+                    "p_better": p["less"],
+                }
+            )
     for key in ("p_worse", "p_better"):
         for t, pa in zip(tests, benjamini_hochberg([t[key] for t in tests])):
             t[key + "_bh"] = bool(pa <= a.alpha)
     print(f"'{row}' ({a.config}, store {a.storage}) against the rows of {a.report}\n")
     print(to_markdown(summary))
-    print(f"\nOne-sided Welch tests from summary statistics, BH at FDR {a.alpha} over "
-          f"{len(tests)} tests per direction: p_worse = p(baseline mean > {row} mean), "
-          f"p_better = p(baseline mean < {row} mean); *_bh = rejected after correction.\n")
+    print(
+        f"\nOne-sided Welch tests from summary statistics, BH at FDR {a.alpha} over "
+        f"{len(tests)} tests per direction: p_worse = p(baseline mean > {row} mean), "
+        f"p_better = p(baseline mean < {row} mean); *_bh = rejected after correction.\n"
+    )
     print(to_markdown(tests))
 
 

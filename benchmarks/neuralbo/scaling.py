@@ -55,8 +55,13 @@ def run_cell(method: str, n: int, seed: int = 0) -> dict:
     wall, cpu = time.perf_counter() - t_wall, time.process_time() - t_cpu
     assert x.shape == (1, DIM)
     return {
-        "method": method, "n": n, "d": DIM, "wall_s": wall, "cpu_s": cpu,
-        "rss_before_mb": rss_before / 1024, "peak_ask_mb": _status_kb("VmHWM") / 1024,
+        "method": method,
+        "n": n,
+        "d": DIM,
+        "wall_s": wall,
+        "cpu_s": cpu,
+        "rss_before_mb": rss_before / 1024,
+        "peak_ask_mb": _status_kb("VmHWM") / 1024,
     }
 
 
@@ -76,7 +81,9 @@ def main() -> None:
         for m in a.methods:
             proc = subprocess.run(
                 [sys.executable, __file__, "--cell", m, str(n)],
-                capture_output=True, text=True, check=True,
+                capture_output=True,
+                text=True,
+                check=True,
             )
             row = json.loads(proc.stdout.strip().splitlines()[-1])
             rows.append(row)
@@ -109,10 +116,19 @@ def write_outputs(rows: list[dict], out: Path) -> None:
         ns = [r["n"] for r in rs]
         axes[0].plot(ns, [r["wall_s"] for r in rs], marker="o", label=m)
         axes[1].plot(ns, [r["peak_ask_mb"] for r in rs], marker="o", label=m)
-    axes[0].set(xscale="log", yscale="log", xlabel="observations n", ylabel="seconds per ask",
-                title=f"time per iteration, d = {DIM}")
-    axes[1].set(xscale="log", xlabel="observations n", ylabel="peak RSS during ask (MB)",
-                title=f"peak memory, d = {DIM}")
+    axes[0].set(
+        xscale="log",
+        yscale="log",
+        xlabel="observations n",
+        ylabel="seconds per ask",
+        title=f"time per iteration, d = {DIM}",
+    )
+    axes[1].set(
+        xscale="log",
+        xlabel="observations n",
+        ylabel="peak RSS during ask (MB)",
+        title=f"peak memory, d = {DIM}",
+    )
     for ax in axes:
         ax.grid(alpha=0.3)
         ax.legend()

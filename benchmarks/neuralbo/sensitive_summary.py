@@ -52,14 +52,20 @@ def main() -> None:
             )
     a.out.mkdir(parents=True, exist_ok=True)
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
-    lines = ["| method | runs | " + " | ".join(f"k={k}" for k in KS) + " |",
-             "|---|---|" + "---|" * len(KS)]
+    lines = [
+        "| method | runs | " + " | ".join(f"k={k}" for k in KS) + " |",
+        "|---|---|" + "---|" * len(KS),
+    ]
     for m, rs in rates.items():
         r = np.mean(rs, axis=0)
         ax.plot(KS, r, marker="o", label=m)
         lines.append(f"| {m} | {len(rs)} | " + " | ".join(f"{v:.2f}" for v in r) + " |")
-    ax.set(xlabel="number of sensitive samples", ylabel="detection rate", ylim=(0, 1.02),
-           title="sensitive samples (digits 8x8 stand-in)")
+    ax.set(
+        xlabel="number of sensitive samples",
+        ylabel="detection rate",
+        ylim=(0, 1.02),
+        title="sensitive samples (digits 8x8 stand-in)",
+    )
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()

@@ -24,8 +24,9 @@ def main() -> None:
     ap.add_argument("--config", type=Path, default=HERE / "synthetic.yaml")
     ap.add_argument("--storage", default="/tmp/neuralbo_synthetic.db")
     ap.add_argument("--reference", default="NeuralBO nu=0.1")
-    ap.add_argument("--out", type=Path,
-                    default=Path("benchmarks/results/neuralbo/synthetic/cells.md"))
+    ap.add_argument(
+        "--out", type=Path, default=Path("benchmarks/results/neuralbo/synthetic/cells.md")
+    )
     ap.add_argument("--problems", metavar="REGEX", help="only the cells whose label matches")
     a = ap.parse_args()
     cfg = load_config(a.config).subset(problems=a.problems)
@@ -42,9 +43,13 @@ def main() -> None:
     for prob in cfg.problems:
         means = {}
         for m in methods:
-            finals = [r.curve()[-1] for r in runs
-                      if r.spec.problem.label == prob.label and r.spec.method.label == m
-                      and len(r.values) >= r.spec.budget]
+            finals = [
+                r.curve()[-1]
+                for r in runs
+                if r.spec.problem.label == prob.label
+                and r.spec.method.label == m
+                and len(r.values) >= r.spec.budget
+            ]
             means[m] = float(np.mean(finals)) if finals else np.nan
         if not np.isfinite(means.get(a.reference, np.nan)):
             continue

@@ -39,8 +39,12 @@ def main() -> None:
     ap.add_argument("--methods", nargs="+", default=METHODS)
     ap.add_argument("--dims", nargs="+", type=int, default=[10, 20, 50, 100])
     ap.add_argument("--n", nargs="+", type=int, default=[50, 150])
-    ap.add_argument("--config", type=Path, default=None,
-                    help="take each method's options from this benchmark config")
+    ap.add_argument(
+        "--config",
+        type=Path,
+        default=None,
+        help="take each method's options from this benchmark config",
+    )
     ap.add_argument("--out", type=Path, default=None)
     a = ap.parse_args()
     torch.set_num_threads(1)

@@ -31,8 +31,18 @@ PROBLEMS = [("ackley", {"bounds": (-32.768, 32.768)}), ("levy", {}), ("michalewi
 
 def final_regret(name: str, kw: dict, d: int, seed: int, budget: int, options: dict) -> float:
     prob = iso.problems.get(name, dim=d, noise_std="1%range", seed=seed, **kw)
-    res = iso.minimize(ProblemObjective(prob), prob.space, "neuralbo", budget=budget, seed=seed,
-                       progress=False, n_init=10, n_candidates=10000, inputs="scaled", **options)
+    res = iso.minimize(
+        ProblemObjective(prob),
+        prob.space,
+        "neuralbo",
+        budget=budget,
+        seed=seed,
+        progress=False,
+        n_init=10,
+        n_candidates=10000,
+        inputs="scaled",
+        **options,
+    )
     return float(np.min(prob.evaluate_batch(res.x_iters)) - prob.optimum)
 
 
@@ -52,8 +62,15 @@ def main() -> None:
             table[(name, d, i)] = float(np.mean(r))
             print(f"{name:12s} d={d:3d} {v}: mean final regret {np.mean(r):.4g}", flush=True)
     cells = sorted({(n, d) for n, d, _ in table})
-    ranks = np.array([[1 + sum(table[(*c, j)] < table[(*c, i)] for j in range(len(variants)))
-                       for i in range(len(variants))] for c in cells])
+    ranks = np.array(
+        [
+            [
+                1 + sum(table[(*c, j)] < table[(*c, i)] for j in range(len(variants)))
+                for i in range(len(variants))
+            ]
+            for c in cells
+        ]
+    )
     for i, v in enumerate(variants):
         print(f"{v}: mean rank {ranks[:, i].mean():.2f} over {len(cells)} cells")
 

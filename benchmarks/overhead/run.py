@@ -59,14 +59,21 @@ ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "benchmarks" / "results" / "overhead"
 D = 10
 RESTARTS, RAW = 10, 512
-CONTENDERS = ("isoline gp-ei", "isoline gp-ei matern52", "isoline gp-ei cold", "botorch loop",
-              "botorch loop 1 thread", "optuna GPSampler")
+CONTENDERS = (
+    "isoline gp-ei",
+    "isoline gp-ei matern52",
+    "isoline gp-ei cold",
+    "botorch loop",
+    "botorch loop 1 thread",
+    "optuna GPSampler",
+)
 
 
 def isoline_ei(X: np.ndarray, y: np.ndarray, seed: int, kernel: str, in_loop: bool):
     """A gp-ei method ready to suggest from (X, y), and the callable to time."""
-    m = make_method("gp-ei", D, seed=seed, n_init=0, kernel=kernel,
-                    num_restarts=RESTARTS, raw_samples=RAW)
+    m = make_method(
+        "gp-ei", D, seed=seed, n_init=0, kernel=kernel, num_restarts=RESTARTS, raw_samples=RAW
+    )
     if in_loop:
         m.tell(X[:-1], y[:-1])
         m.ask()  # the previous iteration of the loop
@@ -99,8 +106,9 @@ def optuna_ask(X: np.ndarray, y: np.ndarray, seed: int):
     dists = {f"x{i}": optuna.distributions.FloatDistribution(0.0, 1.0) for i in range(D)}
 
     def trial(x: np.ndarray, v: float) -> optuna.trial.FrozenTrial:
-        return optuna.trial.create_trial(params={f"x{i}": float(u) for i, u in enumerate(x)},
-                                         distributions=dists, value=float(v))
+        return optuna.trial.create_trial(
+            params={f"x{i}": float(u) for i, u in enumerate(x)}, distributions=dists, value=float(v)
+        )
 
     study = optuna.create_study(sampler=optuna.samplers.GPSampler(seed=seed))
     study.add_trials([trial(x, v) for x, v in zip(X[:-1], y[:-1])])
@@ -144,11 +152,18 @@ def git_commit() -> str:
     def run(*a: str) -> str:
         return subprocess.run(["git", *a], cwd=ROOT, capture_output=True, text=True).stdout.strip()
 
-    dirty = run("status", "--porcelain", "--", "src/isoline/models/gp.py",
-                "src/isoline/acquisition.py", "src/isoline/methods/gp_bo.py",
-                "benchmarks/overhead/run.py")
-    return run("rev-parse", "HEAD") + (" (with uncommitted changes to the measured files)"
-                                       if dirty else "")
+    dirty = run(
+        "status",
+        "--porcelain",
+        "--",
+        "src/isoline/models/gp.py",
+        "src/isoline/acquisition.py",
+        "src/isoline/methods/gp_bo.py",
+        "benchmarks/overhead/run.py",
+    )
+    return run("rev-parse", "HEAD") + (
+        " (with uncommitted changes to the measured files)" if dirty else ""
+    )
 
 
 def table(rows: list[dict], ns: list[int]) -> str:
@@ -168,10 +183,15 @@ def table(rows: list[dict], ns: list[int]) -> str:
             cpu = np.median([r["cpu"] for r in rs])
             f = np.array([r["f"] for r in rs])
             le = np.array([r["ref_logei"] for r in rs])
-            ratios = ("1", "1") if who == "isoline gp-ei" else (
-                f"{ref_w / wall:.2f}", f"{ref_c / cpu:.2f}")
-            lines.append(f"| {n} | {who} | {wall:.3f} | {cpu:.3f} | {ratios[0]} | {ratios[1]} | "
-                         f"{f.mean():.3f} ± {f.std():.3f} | {le.mean():.2f} |")
+            ratios = (
+                ("1", "1")
+                if who == "isoline gp-ei"
+                else (f"{ref_w / wall:.2f}", f"{ref_c / cpu:.2f}")
+            )
+            lines.append(
+                f"| {n} | {who} | {wall:.3f} | {cpu:.3f} | {ratios[0]} | {ratios[1]} | "
+                f"{f.mean():.3f} ± {f.std():.3f} | {le.mean():.2f} |"
+            )
     return "\n".join(lines)
 
 
@@ -198,23 +218,35 @@ def main() -> None:
             X = sobol(n, D, seed=rep)
             y = f(X)
             ref = reference_logei(X, y)
-            order = list(CONTENDERS[rep % len(CONTENDERS):] + CONTENDERS[: rep % len(CONTENDERS)])
+            order = list(CONTENDERS[rep % len(CONTENDERS) :] + CONTENDERS[: rep % len(CONTENDERS)])
             for who in order:  # rotate the order so that load drifts hit everyone alike
                 x, wall, cpu = suggest(who, X, y, rep)
                 with torch.no_grad():
                     le = float(ref(torch.tensor(x, dtype=torch.float64).reshape(1, 1, D)))
-                row = dict(n=n, rep=rep, who=who, wall=wall, cpu=cpu, f=float(f(x[None])[0]),
-                           ref_logei=le, best_seen=float(y.min()))
+                row = dict(
+                    n=n,
+                    rep=rep,
+                    who=who,
+                    wall=wall,
+                    cpu=cpu,
+                    f=float(f(x[None])[0]),
+                    ref_logei=le,
+                    best_seen=float(y.min()),
+                )
                 rows.append(row)
                 print(json.dumps(row), flush=True)
 
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "raw.json").write_text(json.dumps(rows, indent=1))
     cmd = "nice -n 10 .venv/bin/python benchmarks/overhead/run.py" + (
-        "" if args.ns == [50, 200, 500] and args.reps == 5
-        else f" --ns {' '.join(map(str, args.ns))} --reps {args.reps}")
-    best = {n: np.mean([r["best_seen"] for r in rows if r["n"] == n and r["who"] == CONTENDERS[0]])
-            for n in args.ns}
+        ""
+        if args.ns == [50, 200, 500] and args.reps == 5
+        else f" --ns {' '.join(map(str, args.ns))} --reps {args.reps}"
+    )
+    best = {
+        n: np.mean([r["best_seen"] for r in rows if r["n"] == n and r["who"] == CONTENDERS[0]])
+        for n in args.ns
+    }
     md = [
         "# Overhead: seconds per suggestion, d = 10",
         "",
@@ -229,7 +261,8 @@ def main() -> None:
         f"{args.reps} repetitions per n; one suggestion per contender per repetition, in a "
         "rotating order. num_restarts = 10, raw_samples = 512 for isoline and BoTorch.",
         "Mean best value among the data: "
-        + ", ".join(f"n={n}: {b:.3f}" for n, b in best.items()) + ".",
+        + ", ".join(f"n={n}: {b:.3f}" for n, b in best.items())
+        + ".",
         "",
         "The ratio column is (median wall time of isoline gp-ei) / (median wall time of "
         "this contender): < 1 means isoline gp-ei is faster. Wall times on this shared, "

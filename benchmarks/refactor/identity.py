@@ -97,10 +97,16 @@ def record(out: Path, paper_budget: int) -> None:
     runs = []
     for spec in _specs(paper_budget):
         runs.append(_run(spec))
-        print(f"{runs[-1]['study']}: best {runs[-1]['best']:.6g} ({runs[-1]['cpu_s']} s)", flush=True)
+        print(
+            f"{runs[-1]['study']}: best {runs[-1]['best']:.6g} ({runs[-1]['cpu_s']} s)", flush=True
+        )
     commit = subprocess.run(["git", "-C", str(Path(iso.__file__).parent), "rev-parse", "HEAD"],
                             capture_output=True, text=True).stdout.strip()  # fmt: skip
-    meta = {"isoline": str(Path(iso.__file__).parent), "commit": commit, "paper_budget": paper_budget}
+    meta = {
+        "isoline": str(Path(iso.__file__).parent),
+        "commit": commit,
+        "paper_budget": paper_budget,
+    }
     out.write_text(json.dumps({"meta": meta, "runs": runs}, indent=0))
 
 
@@ -108,13 +114,17 @@ def compare(a: Path, b: Path) -> int:
     ra = {r["study"]: r for r in json.loads(a.read_text())["runs"]}
     rb = {r["study"]: r for r in json.loads(b.read_text())["runs"]}
     missing = sorted(set(ra) ^ set(rb))
-    differ = sorted(s for s in set(ra) & set(rb) if (ra[s]["X"], ra[s]["y"]) != (rb[s]["X"], rb[s]["y"]))
+    differ = sorted(
+        s for s in set(ra) & set(rb) if (ra[s]["X"], ra[s]["y"]) != (rb[s]["X"], rb[s]["y"])
+    )
     same = len(set(ra) & set(rb)) - len(differ)
     print(f"{same} runs identical, {len(differ)} differ, {len(missing)} in one file only")
     for s in differ:
         ya, yb = ra[s]["y"], rb[s]["y"]
         first = next((i for i, (u, v) in enumerate(zip(ya, yb)) if u != v), min(len(ya), len(yb)))
-        print(f"  differs: {s} from evaluation {first} (best {ra[s]['best']:.6g} vs {rb[s]['best']:.6g})")
+        print(
+            f"  differs: {s} from evaluation {first} (best {ra[s]['best']:.6g} vs {rb[s]['best']:.6g})"
+        )
     for s in missing:
         print(f"  only in {'first' if s in ra else 'second'}: {s}")
     return 1 if differ or missing else 0

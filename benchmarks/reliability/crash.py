@@ -178,7 +178,10 @@ def report(work: Path, out: Path, command: str) -> None:
     rows = [json.loads(line) for line in (work / "rows.jsonl").read_text().splitlines()]
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True, cwd=HERE).stdout.strip()  # fmt: skip
-    tot = {k: sum(r.get(k, 0) or 0 for r in rows) for k in ("kills", "lost", "repeated_finished", "orphans")}
+    tot = {
+        k: sum(r.get(k, 0) or 0 for r in rows)
+        for k in ("kills", "lost", "repeated_finished", "orphans")
+    }
     tot["identical"] = sum(bool(r.get("identical")) for r in rows)
     tot["rows"] = len(rows)
     out.mkdir(parents=True, exist_ok=True)
@@ -212,7 +215,9 @@ def report(work: Path, out: Path, command: str) -> None:
 
 
 def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     p.add_argument("--work", default="/tmp/isoline-crash", help="stores, logs and rows.jsonl")
     p.add_argument("--out", default=str(HERE.parent / "results" / "reliability"))
     p.add_argument("--kills", type=int, default=8, help="kills per run (fewer if it ends first)")

@@ -74,7 +74,9 @@ def main() -> None:
             if args.seeds >= 10 and c != 1.0:
                 p0 = mannwhitneyu(vals, [r.fun for r in ref]).pvalue
                 where += f", p = {p0:.2f}"
-            cells.append(f"{vals.mean():.3g} +- {vals.std(ddof=1) / np.sqrt(len(vals)):.2g} ({where})")
+            cells.append(
+                f"{vals.mean():.3g} +- {vals.std(ddof=1) / np.sqrt(len(vals)):.2g} ({where})"
+            )
         lines.append(f"| {method} | " + " | ".join(cells) + " |")
         print(lines[-1], flush=True)
     Path(args.out).write_text("\n".join(lines) + "\n")

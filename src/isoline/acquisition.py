@@ -127,7 +127,9 @@ def maximize(
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", OptimizationWarning)
             warnings.simplefilter("ignore", BadInitialCandidatesWarning)
-            warnings.filterwarnings("ignore", message="Optimization failed", category=RuntimeWarning)
+            warnings.filterwarnings(
+                "ignore", message="Optimization failed", category=RuntimeWarning
+            )
             X, _ = optimize_acqf(
                 scaled,
                 bounds=B,
@@ -310,7 +312,6 @@ def _distinct(
     return X
 
 
-
 # -- UCB weights ---------------------------------------------------------------------
 def srinivas_beta(t: int, d: int, delta: float = 0.1) -> float:
     """GP-UCB exploration weight ``beta_t = 2 log(d t^2 pi^2 / (6 delta))``.
@@ -339,7 +340,6 @@ def check_ucb_beta(beta: object, delta: object) -> tuple[float | str, float]:
 def ucb_beta(beta: float | str, t: int, d: int, delta: float) -> float:
     """``beta_t``: a constant, or :func:`srinivas_beta` ``(t, d, delta)``."""
     return srinivas_beta(t, d, delta) if beta == "srinivas" else float(beta)
-
 
 
 def _check_bounds(bounds: np.ndarray | None, d: int) -> torch.Tensor:

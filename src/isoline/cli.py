@@ -99,7 +99,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         **_options(args.option),
     )
     print(f"study {res.study!r} in {res.storage}: {res.n_evals} evaluations, {res.n_failed} failed")
-    print(f"best value {res.fun:.6g} at x = {np.array2string(res.x, precision=5) if res.x is not None else None}")
+    print(
+        f"best value {res.fun:.6g} at x = {np.array2string(res.x, precision=5) if res.x is not None else None}"
+    )
     opt = getattr(problem, "optimum", None)
     if opt is not None:
         print(f"known optimum {opt:.6g}; simple regret {res.fun - opt:.4g}")
@@ -190,7 +192,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--quiet", action="store_true", help="no progress bar")
     s.set_defaults(func=cmd_run)
 
-    s = sub.add_parser("bench", help="run a benchmark config (methods x problems x seeds) and report")
+    s = sub.add_parser(
+        "bench", help="run a benchmark config (methods x problems x seeds) and report"
+    )
     s.add_argument("config", help="YAML or TOML config file")
     s.add_argument("--storage", default="isoline.db", help="SQLite file (default isoline.db)")
     s.add_argument("--out", default="report", help="report folder (default ./report)")

@@ -224,7 +224,9 @@ class ProcessPool(cf.Executor):
             self.restarts += 1
             return self._pool.submit(fn, *args, **kwargs)
 
-    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False, kill: bool = False) -> None:
+    def shutdown(
+        self, wait: bool = True, *, cancel_futures: bool = False, kill: bool = False
+    ) -> None:
         """Stop the pool; with ``kill`` the workers exit at once, abandoning their work."""
         if kill:
             self._stop.set()
@@ -239,7 +241,9 @@ WATCH_INTERVAL = 0.2
 def _start_worker(
     owner: tuple[int, str | None], stop: Any, initializer: Callable[[], None] | None
 ) -> None:
-    threading.Thread(target=_watch, args=(owner, stop), name="isoline-watchdog", daemon=True).start()
+    threading.Thread(
+        target=_watch, args=(owner, stop), name="isoline-watchdog", daemon=True
+    ).start()
     if initializer is not None:
         initializer()
 

@@ -106,12 +106,20 @@ def minimize(
     if callback is not None and not callable(callback):
         raise TypeError("callback must be callable")
     if storage is not None and not isinstance(storage, (str, os.PathLike, Store)):
-        raise TypeError(f"storage must be a file path, a Store or None, got {type(storage).__name__}")
+        raise TypeError(
+            f"storage must be a file path, a Store or None, got {type(storage).__name__}"
+        )
     opt = Optimizer(space, method, seed, batch_size, n_init=n_init, init=init, **options)
-    settings = _Settings(method, seed, batch_size, budget, _jsonable(dict(options, n_init=n_init, init=init)))
+    settings = _Settings(
+        method, seed, batch_size, budget, _jsonable(dict(options, n_init=n_init, init=init))
+    )
     with _sigterm_ends_run():
         own_store = not isinstance(storage, Store)
-        store = storage if isinstance(storage, Store) else Store(":memory:" if storage is None else storage)
+        store = (
+            storage
+            if isinstance(storage, Store)
+            else Store(":memory:" if storage is None else storage)
+        )
         try:
             run = _Run.open(store, study, opt, settings, max_attempts)
             try:
@@ -290,7 +298,9 @@ def _check_same_settings(rec: StudyRecord, s: _Settings, space: Box) -> None:
     wanted = (s.method, s.seed, s.batch_size, s.options, space.to_dict())
     if stored != wanted:
         labels = ("method", "seed", "batch_size", "options", "space")
-        diff = [f"{k}: stored {a!r}, given {b!r}" for k, a, b in zip(labels, stored, wanted) if a != b]
+        diff = [
+            f"{k}: stored {a!r}, given {b!r}" for k, a, b in zip(labels, stored, wanted) if a != b
+        ]
         raise StoreError(f"study {rec.name!r} exists with other settings ({'; '.join(diff)})")
 
 
@@ -310,7 +320,9 @@ def _abandon_crashed(
     return store.trials(rec) if crashed else trials
 
 
-def _replay(opt: Optimizer, rec: StudyRecord, trials: list[Trial]) -> tuple[int, list[Trial], list[Trial]]:
+def _replay(
+    opt: Optimizer, rec: StudyRecord, trials: list[Trial]
+) -> tuple[int, list[Trial], list[Trial]]:
     """Bring a fresh ``opt`` to the state after the study's last stored ``ask``.
 
     Every stored batch is asked again (same sizes) and, but for the last one, told its
@@ -349,9 +361,11 @@ def _replay(opt: Optimizer, rec: StudyRecord, trials: list[Trial]) -> tuple[int,
     if rec.state_batch < 0:
         return -1, [], []
     last = by_batch[rec.state_batch]
-    return rec.state_batch, [t for t in last if t.status == "pending"], [
-        t for t in last if t.status != "pending"
-    ]
+    return (
+        rec.state_batch,
+        [t for t in last if t.status == "pending"],
+        [t for t in last if t.status != "pending"],
+    )
 
 
 def _stop(callback: Callable[[Result], bool | None] | None, store: Store, rec: StudyRecord) -> bool:

@@ -38,6 +38,7 @@ from isoline.store_schema import (
 
 __all__ = ["Lease", "Store", "StoreError", "StudyRecord", "Trial", "RESUME_FORMATS"]
 
+
 class StoreError(RuntimeError):
     """The file is not a usable isoline store, or a study cannot be run as asked."""
 
@@ -183,8 +184,7 @@ class Store:
                 (n,) = self.conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()
                 if n:
                     raise StoreError(
-                        f"{self.path} has isoline tables but no format record; refusing to "
-                        "touch it"
+                        f"{self.path} has isoline tables but no format record; refusing to touch it"
                     )
             for t in tables:
                 self.conn.execute(f"DROP TABLE {t}")
@@ -407,8 +407,17 @@ class Store:
         ).fetchall()
         return [
             Trial(
-                r[0], r[1], _loads_x(r[2]), np.array(json.loads(r[3]), dtype=float), r[4], r[5],
-                r[6], None if r[7] is None else json.loads(r[7]), r[8], r[9], r[10],
+                r[0],
+                r[1],
+                _loads_x(r[2]),
+                np.array(json.loads(r[3]), dtype=float),
+                r[4],
+                r[5],
+                r[6],
+                None if r[7] is None else json.loads(r[7]),
+                r[8],
+                r[9],
+                r[10],
             )  # fmt: skip
             for r in rows
         ]
@@ -431,7 +440,9 @@ def _tables(conn: sqlite3.Connection) -> set[str]:
 
 def _check_path(path: str, create: bool) -> None:
     if os.path.isdir(path):
-        raise StoreError(f"storage {path!r} is a directory; give a file path such as {path}/runs.db")
+        raise StoreError(
+            f"storage {path!r} is a directory; give a file path such as {path}/runs.db"
+        )
     if os.path.exists(path):
         with open(path, "rb") as fh:
             head = fh.read(16)
@@ -462,4 +473,3 @@ def _json_default(o: Any) -> Any:
     if isinstance(o, np.generic):
         return o.item()
     return repr(o)
-

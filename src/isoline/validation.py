@@ -27,7 +27,9 @@ __all__ = [
 _T = TypeVar("_T")
 
 
-def check_int(value: object, name: str, minimum: int | None = None, maximum: int | None = None) -> int:
+def check_int(
+    value: object, name: str, minimum: int | None = None, maximum: int | None = None
+) -> int:
     """``value`` as an ``int`` in ``[minimum, maximum]`` (either bound may be ``None``)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be an integer{_int_range(minimum, maximum)}, got {value!r}")
@@ -82,11 +84,15 @@ def check_positive_vector(value: object, name: str, size: int) -> np.ndarray:
     try:
         v = np.asarray(value, dtype=float).reshape(-1)
     except (TypeError, ValueError):
-        raise TypeError(f"{name} must be a positive number or {size} positive numbers, got {value!r}") from None
+        raise TypeError(
+            f"{name} must be a positive number or {size} positive numbers, got {value!r}"
+        ) from None
     if v.size == 1:
         v = np.full(size, float(v[0]))
     if v.shape != (size,) or not np.all(np.isfinite(v)) or np.any(v <= 0):
-        raise ValueError(f"{name} must be a positive number or {size} positive numbers, got {value!r}")
+        raise ValueError(
+            f"{name} must be a positive number or {size} positive numbers, got {value!r}"
+        )
     return v
 
 

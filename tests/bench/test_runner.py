@@ -1,4 +1,3 @@
-
 import numpy as np
 import pytest
 import yaml
@@ -41,7 +40,9 @@ def test_config_validation(tmp_path) -> None:
     with pytest.raises(ValueError, match=".yaml"):
         load_config(tmp_path / "x.json")
     p = tmp_path / "c.toml"
-    p.write_text('name = "x"\nbudget = 3\nmethods = ["random"]\nproblems = [{name = "ackley", dim = 2}]\n')
+    p.write_text(
+        'name = "x"\nbudget = 3\nmethods = ["random"]\nproblems = [{name = "ackley", dim = 2}]\n'
+    )
     cfg = load_config(p)
     assert cfg.name == "x" and cfg.runs()[0].study == "x/ackley-d2/random/seed0"
 
@@ -75,7 +76,10 @@ def test_bench_in_worker_processes(tmp_path) -> None:
     cfg = parse_config(dict(CFG, problems=[{"name": "rosenbrock", "dim": 2}], seeds=1))
     db = str(tmp_path / "b.db")
     out = run_bench(cfg, db, workers=2, progress=False)
-    assert sorted(s.study for s in out) == ["t/rosenbrock-d2/CMA/seed0", "t/rosenbrock-d2/random/seed0"]
+    assert sorted(s.study for s in out) == [
+        "t/rosenbrock-d2/CMA/seed0",
+        "t/rosenbrock-d2/random/seed0",
+    ]
     assert all(s.n_evals == 6 and np.isfinite(s.best) for s in out)
 
 

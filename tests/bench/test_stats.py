@@ -84,7 +84,9 @@ def _results() -> dict[str, dict[str, list[float]]]:
 def test_ttest_table_rows_and_correction() -> None:
     rows = ttest_table(_results(), "neuralbo", alpha=0.05)
     assert [(r["cell"], r["baseline"]) for r in rows] == [
-        ("Ackley D=10", "gp-ei"), ("Ackley D=10", "rf-ei"), ("Levy D=10", "gp-ei")
+        ("Ackley D=10", "gp-ei"),
+        ("Ackley D=10", "rf-ei"),
+        ("Levy D=10", "gp-ei"),
     ]
     p = _t4_sf(math.sqrt(6))
     assert rows[0]["p_value"] == pytest.approx(p)
@@ -108,8 +110,9 @@ def test_ttest_table_other_direction() -> None:
         assert s["p_value"] == pytest.approx(1 - g["p_value"])
     assert [r["reject"] for r in less] == [False, False, False]
     # swapping the roles makes gp-ei the reference and neuralbo a better baseline
-    swapped = ttest_table({"c": {"gp-ei": [3, 4, 5], "neuralbo": [1, 2, 3]}}, "gp-ei",
-                          alpha=0.2, alternative="less")
+    swapped = ttest_table(
+        {"c": {"gp-ei": [3, 4, 5], "neuralbo": [1, 2, 3]}}, "gp-ei", alpha=0.2, alternative="less"
+    )
     assert swapped[0]["p_value"] == pytest.approx(_t4_sf(math.sqrt(6)))
     assert swapped[0]["reject"] is True
 

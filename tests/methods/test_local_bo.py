@@ -66,7 +66,9 @@ def test_gradient_information_is_trace_reduction(kernel: str) -> None:
     vals = acqf(torch.as_tensor(Z).unsqueeze(1)).detach().numpy()
     before = np.trace(gp.gradient_posterior(x)[1])
     for z, v in zip(Z, vals):
-        after = np.trace(gp.condition_on(z[None], gp.posterior(z[None])[0]).gradient_posterior(x)[1])
+        after = np.trace(
+            gp.condition_on(z[None], gp.posterior(z[None])[0]).gradient_posterior(x)[1]
+        )
         assert v == pytest.approx(before - after, rel=1e-6, abs=1e-9)
 
 
@@ -273,7 +275,6 @@ def test_options_of_wrong_type_are_rejected() -> None:
         make_method("minucb", 3, b1=1.5)
     with pytest.raises(TypeError, match="beta"):
         make_method("la-minucb", 3, beta="three")
-
 
 
 def test_la_minucb_lookahead_region() -> None:

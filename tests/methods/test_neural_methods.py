@@ -26,8 +26,10 @@ def ackley4(x: np.ndarray) -> float:
     """Ackley on [-0.8, 3.2]^4 (optimum at x = 0.2 in the unit cube)."""
     z = 4.0 * (np.asarray(x) - 0.2)
     return float(
-        -20 * np.exp(-0.2 * np.sqrt(np.mean(z**2))) - np.exp(np.mean(np.cos(2 * np.pi * z)))
-        + 20 + np.e
+        -20 * np.exp(-0.2 * np.sqrt(np.mean(z**2)))
+        - np.exp(np.mean(np.cos(2 * np.pi * z)))
+        + 20
+        + np.e
     )
 
 
@@ -74,10 +76,14 @@ def test_bad_options_are_named(method: str, option: str, value: object, error: t
 )
 def test_beats_random(method: str, f, d: int, budget: int, seeds: int, factor: float) -> None:
     space = iso.Box([0.0] * d, [1.0] * d)
-    ours = [iso.minimize(f, space, method, budget=budget, seed=s, progress=False,
-                         **FAST[method]).fun for s in range(seeds)]
-    rand = [iso.minimize(f, space, "random", budget=budget, seed=s, progress=False).fun
-            for s in range(20)]
+    ours = [
+        iso.minimize(f, space, method, budget=budget, seed=s, progress=False, **FAST[method]).fun
+        for s in range(seeds)
+    ]
+    rand = [
+        iso.minimize(f, space, "random", budget=budget, seed=s, progress=False).fun
+        for s in range(20)
+    ]
     assert np.mean(ours) < factor * np.mean(rand), (ours, np.mean(rand))
 
 
@@ -148,7 +154,9 @@ def test_sphere_inputs_stop_neuralbo_proposing_box_vertices_in_high_dimension() 
     assert at_bound["scaled"] > 0.5 and at_bound["sphere"] < 0.25, at_bound
 
 
-@pytest.mark.parametrize("dim,expected", [(2, "scaled"), (49, "scaled"), (50, "sphere"), (100, "sphere")])
+@pytest.mark.parametrize(
+    "dim,expected", [(2, "scaled"), (49, "scaled"), (50, "sphere"), (100, "sphere")]
+)
 def test_auto_inputs_take_the_sphere_from_50_dimensions(dim: int, expected: str) -> None:
     assert make_method("neuralbo", dim, seed=0, width=8).inputs == expected
     for explicit in ("scaled", "sphere"):
@@ -177,7 +185,9 @@ def test_trajectory_does_not_depend_on_the_torch_thread_count() -> None:
     try:
         for threads in (1, 2):
             torch.set_num_threads(threads)
-            prob = iso.problems.get("ackley", dim=10, noise_std="1%range", seed=100, bounds=(-32.768, 32.768))
+            prob = iso.problems.get(
+                "ackley", dim=10, noise_std="1%range", seed=100, bounds=(-32.768, 32.768)
+            )
             res = iso.minimize(
                 lambda x, prob=prob: prob(x), prob.space, "neuralbo", budget=30, seed=100, progress=False,
                 n_init=10, nu=0.1, n_candidates=10000,

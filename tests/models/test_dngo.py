@@ -21,8 +21,10 @@ def test_blr_evidence_equals_gaussian_marginal() -> None:
     cov = Phi @ Phi.T / alpha + np.eye(12) / beta
     expected = multivariate_normal(np.zeros(12), cov).logpdf(y)
     got = blr_log_marginal_likelihood(
-        torch.tensor(Phi), torch.tensor(y),
-        torch.tensor(math.log(alpha), dtype=DTYPE), torch.tensor(-math.log(beta), dtype=DTYPE),
+        torch.tensor(Phi),
+        torch.tensor(y),
+        torch.tensor(math.log(alpha), dtype=DTYPE),
+        torch.tensor(-math.log(beta), dtype=DTYPE),
     )
     assert float(got) == pytest.approx(expected, rel=1e-10)
 

@@ -33,8 +33,9 @@ def test_posterior_matches_closed_form(kind: str) -> None:
     X, Xs = rng.random((5, 2)), rng.random((4, 2))
     y = 40.0 + 7.0 * rng.standard_normal(5)
     ls, var, noise = 0.4, 30.0, 0.5
-    gp = fit_gp(X, y, kernel=kind, lengthscale=ls, outputscale=var, noise=noise, mean="zero",
-                fit=False)
+    gp = fit_gp(
+        X, y, kernel=kind, lengthscale=ls, outputscale=var, noise=noise, mean="zero", fit=False
+    )
     K = _kernel(kind, X, X, ls, var) + noise * np.eye(5)
     Ks = _kernel(kind, Xs, X, ls, var)
     m0 = y.mean()  # zero mean on standardized outputs = mean of y
@@ -44,8 +45,9 @@ def test_posterior_matches_closed_form(kind: str) -> None:
     np.testing.assert_allclose(mu, mean, rtol=1e-8)
     np.testing.assert_allclose(v, np.diag(cov), rtol=1e-7)
     np.testing.assert_allclose(gp.covariance(Xs), cov, rtol=1e-7, atol=1e-9)
-    np.testing.assert_allclose(gp.posterior(Xs, observation_noise=True)[1], np.diag(cov) + noise,
-                               rtol=1e-7)
+    np.testing.assert_allclose(
+        gp.posterior(Xs, observation_noise=True)[1], np.diag(cov) + noise, rtol=1e-7
+    )
     assert gp.noise == pytest.approx(noise) and gp.outputscale == pytest.approx(var)
     np.testing.assert_allclose(gp.lengthscales, [ls, ls])
 
@@ -57,8 +59,12 @@ def test_gradient_posterior_matches_finite_differences(kind: str) -> None:
     for x in (np.array([0.3, 0.55, 0.7]), X[4].copy()):  # also exactly at a data point
         g_mean, g_cov = gp.gradient_posterior(x)
         h = 1e-5
-        fd = np.array([(gp.posterior(x + h * e)[0] - gp.posterior(x - h * e)[0])[0] / (2 * h)
-                       for e in np.eye(3)])
+        fd = np.array(
+            [
+                (gp.posterior(x + h * e)[0] - gp.posterior(x - h * e)[0])[0] / (2 * h)
+                for e in np.eye(3)
+            ]
+        )
         np.testing.assert_allclose(g_mean, fd, rtol=1e-5, atol=1e-6)
         # Cov(df/dx_i, df/dx_j) = d^2 k_n(x, x') / dx_i dx'_j by central differences
         h = 1e-3
@@ -72,11 +78,19 @@ def test_gradient_posterior_matches_finite_differences(kind: str) -> None:
 
 def test_gradient_prior_far_from_data_is_kernel_curvature() -> None:
     """With one far-away datum the gradient covariance is ~ c * var / l^2 (c=5/3 Matern)."""
-    gp = fit_gp(np.zeros((1, 2)), np.array([1.0]), kernel="matern52", lengthscale=[0.05, 0.1],
-                outputscale=2.0, noise=1e-3, fit=False)
+    gp = fit_gp(
+        np.zeros((1, 2)),
+        np.array([1.0]),
+        kernel="matern52",
+        lengthscale=[0.05, 0.1],
+        outputscale=2.0,
+        noise=1e-3,
+        fit=False,
+    )
     _, cov = gp.gradient_posterior(np.array([0.9, 0.9]))
-    np.testing.assert_allclose(cov, np.diag([5 / 3 * 2 / 0.05**2, 5 / 3 * 2 / 0.1**2]), rtol=1e-9,
-                               atol=1e-12)
+    np.testing.assert_allclose(
+        cov, np.diag([5 / 3 * 2 / 0.05**2, 5 / 3 * 2 / 0.1**2]), rtol=1e-9, atol=1e-12
+    )
 
 
 def test_condition_on_hallucinated_points_shrinks_only_the_covariance() -> None:
@@ -153,8 +167,9 @@ def test_unusable_model_raises_clear_error(monkeypatch) -> None:
     X = np.vstack([np.full((3, 2), 0.5)])
     with pytest.raises(GPFitError, match="positive definite"):
         # exactly repeated points, no noise, huge lengthscale: K is singular
-        fit_gp(X, np.array([1.0, 1.0, 1.0]), noise=0.0, lengthscale=1e3, outputscale=1e16,
-               fit=False)
+        fit_gp(
+            X, np.array([1.0, 1.0, 1.0]), noise=0.0, lengthscale=1e3, outputscale=1e16, fit=False
+        )
 
 
 def test_warm_start_state_roundtrip() -> None:

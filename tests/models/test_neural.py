@@ -23,6 +23,7 @@ from isoline.models.neural import (
 
 def _direct_variance(weights, Zt, Zq, lam):
     """sigma^2 of Algorithm 1 line 3 with the full p x p matrix U (autograd gradients)."""
+
     def h(params, z):
         return network_forward(list(params), z)
 
@@ -76,7 +77,9 @@ def test_variance_is_differentiable_and_chunking_is_exact() -> None:
 
 def test_network_inputs_are_centred_with_bias_coordinate() -> None:
     Z = network_inputs(torch.tensor([[0.0, 0.5, 1.0]], dtype=DTYPE))
-    torch.testing.assert_close(Z, torch.tensor([[-1.0, 0.0, 1.0, 1.0]], dtype=DTYPE) / math.sqrt(2.0))
+    torch.testing.assert_close(
+        Z, torch.tensor([[-1.0, 0.0, 1.0, 1.0]], dtype=DTYPE) / math.sqrt(2.0)
+    )
 
 
 def test_sphere_inputs_have_unit_norm_and_keep_direction() -> None:
@@ -84,7 +87,9 @@ def test_sphere_inputs_have_unit_norm_and_keep_direction() -> None:
     Z, S = network_inputs(X), network_inputs(X, sphere=True)
     torch.testing.assert_close(S.norm(dim=1), torch.ones(3, dtype=DTYPE))
     torch.testing.assert_close(S * Z.norm(dim=1, keepdim=True), Z)
-    torch.testing.assert_close(S[0], torch.tensor([0.0, 0.0, 0.0, 1.0], dtype=DTYPE))  # centre: pole
+    torch.testing.assert_close(
+        S[0], torch.tensor([0.0, 0.0, 0.0, 1.0], dtype=DTYPE)
+    )  # centre: pole
 
 
 def _data(n: int = 40, d: int = 2, seed: int = 0):
@@ -113,20 +118,42 @@ def test_divergence_is_detected_and_recovered() -> None:
     Z, y = _data()
     w0 = init_weights(3, 100, 2, torch.Generator().manual_seed(0))
     _, _, diverged = train_network(
-        w0, w0, Z, y, lam=0.01, lr=50.0, epochs=20, batch_size=50,
+        w0,
+        w0,
+        Z,
+        y,
+        lam=0.01,
+        lr=50.0,
+        epochs=20,
+        batch_size=50,
         generator=torch.Generator().manual_seed(0),
     )
     assert diverged
     w, rep = fit_network(
-        w0, w0, Z, y, lam=0.01, lr=50.0, epochs=20, batch_size=50,
+        w0,
+        w0,
+        Z,
+        y,
+        lam=0.01,
+        lr=50.0,
+        epochs=20,
+        batch_size=50,
         generator=torch.Generator().manual_seed(0),
     )
     assert rep.n_failures >= 1 and rep.lr < 50.0 and math.isfinite(rep.loss)
     assert all(torch.isfinite(p).all() for p in w)
     # when every attempt fails, the prior network theta_0 comes back (finite, h = 0)
     w, rep = fit_network(
-        w0, w0, Z, y, lam=0.01, lr=1e12, epochs=5, batch_size=50,
-        generator=torch.Generator().manual_seed(0), max_retries=1,
+        w0,
+        w0,
+        Z,
+        y,
+        lam=0.01,
+        lr=1e12,
+        epochs=5,
+        batch_size=50,
+        generator=torch.Generator().manual_seed(0),
+        max_retries=1,
     )
     assert rep.reinitialized and rep.n_failures == 2
     assert all(torch.equal(a, b) for a, b in zip(w, w0))
@@ -138,5 +165,7 @@ def test_refine_minimizers_improves_and_stays_in_the_cube() -> None:
 
     X0 = torch.tensor([[0.9, 0.1], [0.5, 0.5]], dtype=DTYPE)
     X, f = refine_minimizers(bowl, X0)
-    torch.testing.assert_close(X, torch.tensor([[0.2, 1.0], [0.2, 1.0]], dtype=DTYPE), atol=1e-5, rtol=0)
+    torch.testing.assert_close(
+        X, torch.tensor([[0.2, 1.0], [0.2, 1.0]], dtype=DTYPE), atol=1e-5, rtol=0
+    )
     assert torch.all(f <= bowl(X0))

@@ -90,5 +90,7 @@ def test_bad_options() -> None:
         problems.get("gp-sample", dim=3, n_points=1)
     with pytest.raises(ValueError, match="posterior_noise"):
         problems.get("gp-sample", dim=3, posterior_noise=0.0)
-    with pytest.raises(ValueError, match=r"variant must be one of \['interpolating', 'reference'\]"):
+    with pytest.raises(
+        ValueError, match=r"variant must be one of \['interpolating', 'reference'\]"
+    ):
         problems.get("gp-sample", dim=3, variant="smooth")

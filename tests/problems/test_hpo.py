@@ -13,8 +13,13 @@ from isoline.problems.hpo import DigitsCNN, digits_split
 
 def test_decode_maps_integer_continuous_and_choice_variables() -> None:
     hp = DigitsCNN.decode(np.array([2.6, -2.0, 0.5, -4.0, 0.0, 1.99, 3.0]))
-    assert hp == {"depth": 3, "lr": pytest.approx(0.01), "momentum": 0.5,
-                  "weight_decay": pytest.approx(1e-4), "filters": (2, 3, 4)}
+    assert hp == {
+        "depth": 3,
+        "lr": pytest.approx(0.01),
+        "momentum": 0.5,
+        "weight_decay": pytest.approx(1e-4),
+        "filters": (2, 3, 4),
+    }
     assert DigitsCNN.decode(np.array([0.5, -4, 0.1, -10, 0, 0, 0]))["depth"] == 1
     p = problems.get("hpo-digits")
     assert p.space.names[0] == "depth" and p.dim == 7 and p.lower_bound == 0.0

@@ -29,9 +29,7 @@ def test_known_optimum_value_at_optimum_x(name: str, dim: int) -> None:
     assert p.evaluate_batch(X).min() >= p.optimum - 1e-12
 
 
-@pytest.mark.parametrize(
-    "dim,value", [(2, -1.8013), (5, -4.687658), (10, -9.66015)]
-)
+@pytest.mark.parametrize("dim,value", [(2, -1.8013), (5, -4.687658), (10, -9.66015)])
 def test_michalewicz_reproduces_published_minima(dim: int, value: float) -> None:
     assert problems.get("michalewicz", dim=dim).optimum == pytest.approx(value, abs=1e-4)
 

@@ -169,7 +169,10 @@ def parse_config(raw: Any, default_name: str = "bench") -> BenchConfig:
         raise ValueError(f"seeds must be a count or a list of non-negative integers, got {seeds!r}")
     methods = [_method(m) for m in _nonempty_list(raw["methods"], "methods")]
     problems = [_problem(p) for p in _nonempty_list(raw["problems"], "problems")]
-    for what, labels in (("method", [m.label for m in methods]), ("problem", [p.label for p in problems])):
+    for what, labels in (
+        ("method", [m.label for m in methods]),
+        ("problem", [p.label for p in problems]),
+    ):
         if len(set(labels)) != len(labels):
             raise ValueError(f"{what} labels must be unique, got {labels}")
     name = str(raw.get("name", default_name))
@@ -217,7 +220,6 @@ def _problem(p: Any) -> ProblemSpec:
     return ProblemSpec(
         p["name"], str(label), kwargs, None if budget is None else check_int(budget, "budget", 1)
     )
-
 
 
 def _nonempty_list(v: Any, name: str) -> list[Any]:

@@ -101,7 +101,9 @@ def final_table(runs: list[RunData]) -> list[dict[str, Any]]:
                 "runs": len(rs),
                 "evals": int(np.mean([len(r.values) for r in rs])),
                 "mean": float(np.mean(finals)) if finals.size else np.nan,
-                "sem": float(np.std(finals, ddof=1) / np.sqrt(finals.size)) if finals.size > 1 else 0.0,
+                "sem": float(np.std(finals, ddof=1) / np.sqrt(finals.size))
+                if finals.size > 1
+                else 0.0,
                 "median": float(np.median(finals)) if finals.size else np.nan,
                 "wall": float(np.mean([r.wall_time for r in rs])),
                 "failed": int(sum(r.n_failed for r in rs)),
@@ -215,8 +217,11 @@ def _git_commit() -> str:
     import subprocess
 
     try:
-        return subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, timeout=5
-        ).stdout.strip() or "unknown"
+        return (
+            subprocess.run(
+                ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, timeout=5
+            ).stdout.strip()
+            or "unknown"
+        )
     except Exception:  # noqa: BLE001
         return "unknown"

@@ -87,7 +87,12 @@ def run_one(spec: RunSpec, storage: str) -> RunSummary:
     t0 = time.time()
     with Store(storage) as store:
         rec = store.get_study(spec.study)
-        if rec is not None and rec.finished and rec.budget is not None and rec.budget >= spec.budget:
+        if (
+            rec is not None
+            and rec.finished
+            and rec.budget is not None
+            and rec.budget >= spec.budget
+        ):
             n = len(store.trials(rec))
             return RunSummary(spec.study, n, float("nan"), 0.0, True)
     problem = make_problem(spec)

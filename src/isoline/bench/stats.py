@@ -154,18 +154,20 @@ def ttest_table(
             if method == reference:
                 continue
             b = _finite(values)
-            rows.append({
-                "cell": cell,
-                "baseline": method,
-                "n_baseline": int(b.size),
-                "n_reference": int(ref.size),
-                "mean_baseline": float(b.mean()) if b.size else float("nan"),
-                "mean_reference": float(ref.mean()) if ref.size else float("nan"),
-                "p_value": one_sided_ttest(b, ref, equal_var=equal_var, alternative=alternative),
-            })
-    groups = [rows] if family == "table" else [
-        [r for r in rows if r["cell"] == c] for c in results
-    ]
+            rows.append(
+                {
+                    "cell": cell,
+                    "baseline": method,
+                    "n_baseline": int(b.size),
+                    "n_reference": int(ref.size),
+                    "mean_baseline": float(b.mean()) if b.size else float("nan"),
+                    "mean_reference": float(ref.mean()) if ref.size else float("nan"),
+                    "p_value": one_sided_ttest(
+                        b, ref, equal_var=equal_var, alternative=alternative
+                    ),
+                }
+            )
+    groups = [rows] if family == "table" else [[r for r in rows if r["cell"] == c] for c in results]
     for group in groups:
         adjusted = benjamini_hochberg([r["p_value"] for r in group])
         for r, pa in zip(group, adjusted):

@@ -36,6 +36,7 @@ def __getattr__(name: str) -> object:
         return getattr(lattice, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
+
 #: initial-design kinds accepted by ``init=``; "centre" is the cube's centre followed by
 #: scrambled Sobol points (local methods started at the centre, as the GIBO/MPD code does)
 INIT_DESIGNS = ("sobol", "random", "lattice", "centre")

@@ -203,9 +203,7 @@ def _scs(
     return b, val, {"sweeps": int(done), "start": b0}
 
 
-def _alg7(
-    n: int, d: int, seed: int, *, n_primes: int = 50, sweeps: int = 3
-) -> _Found:
+def _alg7(n: int, d: int, seed: int, *, n_primes: int = 50, sweeps: int = 3) -> _Found:
     sweeps = check_int(sweeps, "sweeps", 1)
     bases = alg6_generators(n, d, n_primes)
     tops, values, starts = ls.alg7_search(bases, n, ls.sq_dist_table(n), sweeps, 1)

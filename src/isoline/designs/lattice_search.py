@@ -107,8 +107,15 @@ def argmax_min_sq_norm(bases: np.ndarray, n: int, h: np.ndarray) -> tuple[int, i
 
 @njit(cache=True, nogil=True)
 def _coordinate_step(
-    b: np.ndarray, j: int, n: int, h: np.ndarray, tot: np.ndarray, cur: int,
-    rest: np.ndarray, cand: np.ndarray, surv: np.ndarray,
+    b: np.ndarray,
+    j: int,
+    n: int,
+    h: np.ndarray,
+    tot: np.ndarray,
+    cur: int,
+    rest: np.ndarray,
+    cand: np.ndarray,
+    surv: np.ndarray,
 ) -> tuple[int, int]:
     """Best replacement of ``b[j]``: returns (best ``c`` or -1 if none beats ``cur``, value).
 
@@ -324,7 +331,11 @@ def korobov_search(n: int, d: int, h: np.ndarray) -> tuple[int, int]:
 
 @njit(cache=True, nogil=True)
 def ils_chain(
-    b0: np.ndarray, n: int, h: np.ndarray, positions: np.ndarray, values: np.ndarray,
+    b0: np.ndarray,
+    n: int,
+    h: np.ndarray,
+    positions: np.ndarray,
+    values: np.ndarray,
     sweeps: int,
 ) -> tuple[np.ndarray, int]:
     """Iterated local search with SCS as the local search; returns (generator, value).

@@ -153,7 +153,9 @@ class Method:
         X = np.atleast_2d(np.asarray(X, dtype=float))
         y = np.asarray(y, dtype=float).reshape(-1)
         if X.shape[1] != self.dim or X.shape[0] != y.shape[0]:
-            raise ValueError(f"tell got X {X.shape} and y {y.shape}; expected (n, {self.dim}), (n,)")
+            raise ValueError(
+                f"tell got X {X.shape} and y {y.shape}; expected (n, {self.dim}), (n,)"
+            )
         y = np.where(np.isfinite(y), y, np.nan)
         self.X = np.vstack([self.X, X])
         self.y = np.concatenate([self.y, y])

@@ -294,4 +294,3 @@ class BKOP(KernelBatchMethod):
             gp = self.fit()
             X, _ = self.optimize(self.acquisition(gp), q)
         return X
-

@@ -72,8 +72,13 @@ class DNGOMethod(Method):
     def propose(self, q: int) -> np.ndarray:
         X, y = self.data()
         model = DNGO(
-            X, y, units=self.units, epochs=self.epochs, batch_size=self.train_batch_size,
-            lr=self.lr, generator=torch_generator(self.rng),
+            X,
+            y,
+            units=self.units,
+            epochs=self.epochs,
+            batch_size=self.train_batch_size,
+            lr=self.lr,
+            generator=torch_generator(self.rng),
         )
         best = float(np.min(y))
         acq: AcquisitionFunction
@@ -82,7 +87,10 @@ class DNGOMethod(Method):
         else:
             unit = y_unit(model)  # LogEI's smoothing widths are absolute
             acq = qLogExpectedImprovement(
-                model, best_f=-best, tau_max=TAU_MAX * unit, tau_relu=TAU_RELU * unit,
+                model,
+                best_f=-best,
+                tau_max=TAU_MAX * unit,
+                tau_relu=TAU_RELU * unit,
                 posterior_transform=negated(),
             )
         with self.torch_rng():

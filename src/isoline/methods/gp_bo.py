@@ -183,7 +183,9 @@ class GPTS(_GPMethod):
         with self.torch_rng():
             gp, _ = self._fit()
             # sample paths of f, negated: maximizing one minimizes that sample of f
-            acqf = PathwiseThompsonSampling(gp.model, objective=LinearMCObjective(-torch.ones(1, dtype=torch.float64)))
+            acqf = PathwiseThompsonSampling(
+                gp.model, objective=LinearMCObjective(-torch.ones(1, dtype=torch.float64))
+            )
             seed = int(torch.randint(2**31 - 1, (1,)))
             C = SobolEngine(self.dim, scramble=True, seed=seed).draw(
                 self.n_candidates, dtype=torch.float64

@@ -72,7 +72,12 @@ class RegionExploration(AcquisitionFunction):
         mean = post.mean.reshape(X.shape[:-2])
         sd = post.variance.reshape(X.shape[:-2]).clamp_min(0.0).sqrt()
         gap = mean - self.c * sd - self.u_star  # <= 0 inside R+
-        sd_k = gaussian_posterior(self.var_model, X).variance.reshape(X.shape[:-2]).clamp_min(0.0).sqrt()
+        sd_k = (
+            gaussian_posterior(self.var_model, X)
+            .variance.reshape(X.shape[:-2])
+            .clamp_min(0.0)
+            .sqrt()
+        )
         return torch.where(gap <= 0, sd_k, -gap)
 
 
@@ -114,7 +119,9 @@ class GPUCBPE(UCBWeight, KernelBatchMethod):
                 for _ in range(1, q):
                     P = np.array(chosen)
                     var_gp: GP = gp.condition_on(P, gp.posterior(P)[0])
-                    acqf = RegionExploration(gp.model, var_gp.model, beta, u_star, self.region_width)
+                    acqf = RegionExploration(
+                        gp.model, var_gp.model, beta, u_star, self.region_width
+                    )
                     x, _ = self.optimize(acqf, 1, starts=x0[None])
                     chosen.append(x.reshape(-1))
         return np.array(chosen)

@@ -140,7 +140,9 @@ class LAMinUCB(LocalBO):
         lookahead_region: str = "local",
         **options: Any,
     ) -> None:
-        self.lookahead_region = check_choice(lookahead_region, "lookahead_region", LOOKAHEAD_REGIONS)
+        self.lookahead_region = check_choice(
+            lookahead_region, "lookahead_region", LOOKAHEAD_REGIONS
+        )
         super().__init__(dim, **options)
         self.beta = check_positive(beta, "beta")
         self.b = check_int(math.ceil(dim / 5) if b is None else b, "b", 1)
@@ -205,7 +207,10 @@ class LAMinUCB(LocalBO):
                 vals = acqf(torch.as_tensor(raw)).numpy()
             top = np.argsort(-np.where(np.isfinite(vals), vals, -np.inf), kind="stable")
             X, self.last_value = maximize(
-                acqf, d, n + F, bounds=region,
+                acqf,
+                d,
+                n + F,
+                bounds=region,
                 initial_conditions=raw[top[: self.num_restarts]],
                 options={"maxiter": self.maxiter},
             )

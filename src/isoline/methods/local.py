@@ -106,7 +106,9 @@ class LocalGP:
         self.lengthscale = (
             None if lengthscale is None else check_positive_vector(lengthscale, "lengthscale", dim)
         )
-        self.outputscale = None if outputscale is None else check_positive(outputscale, "outputscale")
+        self.outputscale = (
+            None if outputscale is None else check_positive(outputscale, "outputscale")
+        )
         self.noise = None if noise is None else check_float(noise, "noise", 0.0)
 
     @property

@@ -81,9 +81,15 @@ class NeuralGreedy(NetworkMethod):
         for j in range(q):
             target = ys + self.noise * self.rng.standard_normal(len(ys))
             weights, report = fit_network(
-                start, self._weights0, Z, torch.as_tensor(target, dtype=DTYPE),
-                lam=self.lam, lr=self.current_lr, epochs=self.epochs,
-                batch_size=self.train_batch_size, generator=torch_generator(self.rng),
+                start,
+                self._weights0,
+                Z,
+                torch.as_tensor(target, dtype=DTYPE),
+                lam=self.lam,
+                lr=self.current_lr,
+                epochs=self.epochs,
+                batch_size=self.train_batch_size,
+                generator=torch_generator(self.rng),
                 optimizer="adam",
             )
             self.current_lr = report.lr

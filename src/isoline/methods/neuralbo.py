@@ -105,8 +105,14 @@ class NeuralBO(NetworkMethod):
         ys = torch.as_tensor(standardize(y), dtype=DTYPE)
         # Algorithm 2 (TrainNN), warm-started, with divergence recovery
         self._weights, report = fit_network(
-            self._weights, self._weights0, Z, ys, lam=self.lam, lr=self.current_lr,
-            epochs=self.epochs, batch_size=self.train_batch_size,
+            self._weights,
+            self._weights0,
+            Z,
+            ys,
+            lam=self.lam,
+            lr=self.current_lr,
+            epochs=self.epochs,
+            batch_size=self.train_batch_size,
             generator=torch_generator(self.rng),
         )
         self.current_lr = report.lr

@@ -84,7 +84,9 @@ class TuRBO(Method):
         self.refit_growth = check_float(refit_growth, "refit_growth", 0.0)
         self.length_max = check_positive(length_max, "length_max")
         self.length_min = check_float(length_min, "length_min", 0.0, self.length_max, low_open=True)
-        self.length_init = check_float(length_init, "length_init", 0.0, self.length_max, low_open=True)
+        self.length_init = check_float(
+            length_init, "length_init", 0.0, self.length_max, low_open=True
+        )
         if not self.length_min < self.length_init:
             raise ValueError(
                 f"length_init must be in (length_min, length_max] = ({self.length_min}, "
@@ -135,7 +137,9 @@ class TuRBO(Method):
             w = ls / np.exp(np.mean(np.log(ls)))
             lb = np.clip(x0 - w * self.length / 2, 0.0, 1.0)
             ub = np.clip(x0 + w * self.length / 2, 0.0, 1.0)
-            U = SobolEngine(d, scramble=True, seed=seed).draw(self.n_candidates, dtype=torch.float64)
+            U = SobolEngine(d, scramble=True, seed=seed).draw(
+                self.n_candidates, dtype=torch.float64
+            )
             pert = lb + (ub - lb) * U.numpy()
             mask = self.rng.random((self.n_candidates, d)) <= min(1.0, 20.0 / d)
             empty = ~mask.any(axis=1)

@@ -48,7 +48,11 @@ def kernel_parts(model: Any) -> tuple[str, torch.Tensor, torch.Tensor]:
     (standardized units)."""
     k = model.covar_module
     base = getattr(k, "base_kernel", k)
-    os_ = k.outputscale.detach().reshape(()) if hasattr(k, "base_kernel") else torch.tensor(1.0, dtype=DTYPE)
+    os_ = (
+        k.outputscale.detach().reshape(())
+        if hasattr(k, "base_kernel")
+        else torch.tensor(1.0, dtype=DTYPE)
+    )
     nu = getattr(base, "nu", None)
     if nu is None:
         kind = "rbf"
@@ -57,7 +61,6 @@ def kernel_parts(model: Any) -> tuple[str, torch.Tensor, torch.Tensor]:
     else:
         raise ValueError(f"local BO supports the RBF and Matern-5/2 kernels, got nu={nu}")
     return kind, base.lengthscale.detach().reshape(-1), os_
-
 
 
 def kernel_and_gradient(
@@ -82,7 +85,6 @@ def kernel_and_gradient(
     return k, g
 
 
-
 def train_factor(model: Any) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """``(X (n, d), L (n, n), noise)``: training inputs, lower Cholesky factor of
     ``K + noise I`` and the noise variance, in the model's standardized units."""
@@ -93,8 +95,9 @@ def train_factor(model: Any) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     return X, cholesky(K, max_jitter=1e-2), noise
 
 
-
-def kernel_matrix(kind: str, ls: torch.Tensor, os_: torch.Tensor, A: torch.Tensor, B: torch.Tensor) -> torch.Tensor:
+def kernel_matrix(
+    kind: str, ls: torch.Tensor, os_: torch.Tensor, A: torch.Tensor, B: torch.Tensor
+) -> torch.Tensor:
     """Kernel matrix ``k(A, B)`` ``(..., m, p)`` for ``A (..., m, d)``, ``B (..., p, d)``.
 
     Squared distances by ``|a|^2 + |b|^2 - 2 a.b`` (as GPyTorch does): no ``(m, p, d)``
@@ -107,7 +110,6 @@ def kernel_matrix(kind: str, ls: torch.Tensor, os_: torch.Tensor, A: torch.Tenso
         return os_ * torch.exp(-0.5 * r2)
     r = torch.sqrt(r2.clamp_min(1e-30))
     return os_ * (1.0 + math.sqrt(5.0) * r + 5.0 / 3.0 * r2) * torch.exp(-math.sqrt(5.0) * r)
-
 
 
 class JointPosterior:
@@ -140,7 +142,6 @@ class JointPosterior:
         return self.shift + self.scale * mean, self.scale**2 * cov
 
 
-
 class GradientPosterior:
     """Posterior of ``grad f(x)`` for repeated queries on one GP (e.g. MPD's walk).
 
@@ -168,7 +169,6 @@ class GradientPosterior:
             cov = (torch.diag(self.prior) - V.T @ V) * self.scale**2
         cov = 0.5 * (cov + cov.T)
         return mean.numpy().copy(), cov.numpy().copy()
-
 
 
 class GradientCrossCovariance:

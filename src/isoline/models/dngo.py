@@ -41,7 +41,9 @@ DTYPE = torch.float64
 _LOG_BOUND = 10.0
 
 
-def blr_log_marginal_likelihood(Phi: Tensor, y: Tensor, log_alpha: Tensor, log_noise: Tensor) -> Tensor:
+def blr_log_marginal_likelihood(
+    Phi: Tensor, y: Tensor, log_alpha: Tensor, log_noise: Tensor
+) -> Tensor:
     """Log evidence of BLR with ``alpha = exp(log_alpha)``, ``beta = exp(-log_noise)``.
 
     ``Phi`` ``(N, D)`` features, ``y`` ``(N,)`` targets; Bishop (2006) eq. 3.86.
@@ -104,7 +106,9 @@ class DNGO(Model):
         self.x_mean = Xt.mean(0)
         self.x_std = Xt.std(0, correction=0).clamp_min(1e-8)
         self.y_mean = yt.mean()
-        self.y_std = yt.std(correction=0).clamp_min(1e-12) if len(yt) > 1 else torch.tensor(1.0, dtype=DTYPE)
+        self.y_std = (
+            yt.std(correction=0).clamp_min(1e-12) if len(yt) > 1 else torch.tensor(1.0, dtype=DTYPE)
+        )
         Xn = (Xt - self.x_mean) / self.x_std
         yn = (yt - self.y_mean) / self.y_std
         with torch.random.fork_rng(devices=[]):
@@ -160,8 +164,13 @@ class DNGO(Model):
 
         best: Any = None
         for start in ((0.0, -3.0), (0.0, 0.0), (-3.0, -6.0), (3.0, -1.0)):
-            res = minimize(neg, np.array(start), jac=True, method="L-BFGS-B",
-                           bounds=[(-_LOG_BOUND, _LOG_BOUND)] * 2)
+            res = minimize(
+                neg,
+                np.array(start),
+                jac=True,
+                method="L-BFGS-B",
+                bounds=[(-_LOG_BOUND, _LOG_BOUND)] * 2,
+            )
             if best is None or res.fun < best.fun:
                 best = res
         return float(best.x[0]), float(best.x[1])

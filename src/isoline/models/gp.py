@@ -178,7 +178,9 @@ class GP:
         if Xt.ndim == 1:
             Xt = Xt.unsqueeze(0)
         if Xt.ndim != 2 or Xt.shape[-1] != self.dim or not torch.isfinite(Xt).all():
-            raise ValueError(f"X must be finite with {self.dim} columns, got shape {tuple(Xt.shape)}")
+            raise ValueError(
+                f"X must be finite with {self.dim} columns, got shape {tuple(Xt.shape)}"
+            )
         return Xt
 
     def _factorize(self) -> None:
@@ -314,7 +316,6 @@ def _min_stdv(y: torch.Tensor) -> float:
     return max(1e-14 * float(y.abs().max()), 1e-300)
 
 
-
 def _make_kernel(
     kernel: str,
     d: int,
@@ -350,7 +351,9 @@ def _make_likelihood(noise: float | None) -> GaussianLikelihood:
 def _load_init(model: SingleTaskGP, init: Mapping[str, np.ndarray]) -> None:
     """Copy matching free raw parameters from ``init`` (a :meth:`GP.state`)."""
     if not isinstance(init, Mapping):
-        raise TypeError(f"init must be a mapping from GP.state() or None, got {type(init).__name__}")
+        raise TypeError(
+            f"init must be a mapping from GP.state() or None, got {type(init).__name__}"
+        )
     with torch.no_grad():
         for name, p in model.named_parameters():
             if p.requires_grad and name in init:

@@ -161,7 +161,9 @@ def ntk_factors(weights: Sequence[Tensor], Z: Tensor) -> list[tuple[Tensor, Tens
         pre.append(acts[-1] @ W.T)
         acts.append(torch.relu(pre[-1]))
     L = len(weights)
-    deltas: dict[int, Tensor] = {L - 1: torch.full((Z.shape[0], 1), math.sqrt(_width(weights)), dtype=Z.dtype)}
+    deltas: dict[int, Tensor] = {
+        L - 1: torch.full((Z.shape[0], 1), math.sqrt(_width(weights)), dtype=Z.dtype)
+    }
     for k in range(L - 2, active[0] - 1, -1):  # back-propagate only as far as needed
         deltas[k] = torch.where(pre[k] > 0, deltas[k + 1] @ weights[k + 1], 0.0)
     return [(deltas[k], acts[k]) for k in active]
@@ -220,9 +222,7 @@ class NTKVariance:
                 K.diagonal().add_(self.lam)
                 self._chol = torch.linalg.cholesky(K)
 
-    def _kernel(
-        self, F1: list[tuple[Tensor, Tensor]], F2: list[tuple[Tensor, Tensor]]
-    ) -> Tensor:
+    def _kernel(self, F1: list[tuple[Tensor, Tensor]], F2: list[tuple[Tensor, Tensor]]) -> Tensor:
         """Empirical NTK ``<g(x), g(x')> / m`` from layer factors: ``(n1, n2)``."""
         out: Tensor | None = None
         for (d1, a1), (d2, a2) in zip(F1, F2):
@@ -351,8 +351,16 @@ def fit_network(
         tries = max_retries if not reinit else 1
         for _ in range(tries):
             new, losses, diverged = train_network(
-                start, weights0, Z, y, lam=lam, lr=lr, epochs=epochs,
-                batch_size=batch_size, generator=generator, optimizer=optimizer,
+                start,
+                weights0,
+                Z,
+                y,
+                lam=lam,
+                lr=lr,
+                epochs=epochs,
+                batch_size=batch_size,
+                generator=generator,
+                optimizer=optimizer,
             )
             if not diverged:
                 return new, FitReport(losses[-1] if losses else float("nan"), lr, failures, reinit)
