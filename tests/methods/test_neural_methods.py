@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 import pytest
 
@@ -212,3 +214,81 @@ def test_neuralbo_mean_is_the_fitted_network() -> None:
     assert np.corrcoef(ranks, np.argsort(np.argsort(y)))[0, 1] > 0.8
     with pytest.raises(ValueError, match="shape"):
         m.mean(U[:, :1])
+
+
+# -- the NeuralBO authors' settings (preset "authors") and the options it sets -------------
+def test_authors_preset_resolves_by_dimension_and_explicit_options_win() -> None:
+    small = make_method("neuralbo", 10, preset="authors")
+    assert (small.depth, small.width, small.lam, small.optimizer, small.lr) == (
+        3, 50, 2e-4, "adam", 1e-4,
+    )  # fmt: skip
+    assert (small.epochs, small.update_cycle, small.window, small.targets) == (50, 10, 100, "raw")
+    assert (small.nu, small.features, small.search) == ("adaptive", "dynamic", "mean-steps")
+    large = make_method("neuralbo", 50, preset="authors")
+    assert (large.epochs, large.update_cycle) == (20, 1)
+    mine = make_method("neuralbo", 10, preset="authors", width=20, update_cycle=1)
+    assert (mine.width, mine.update_cycle, mine.depth) == (20, 1, 3)
+    assert "preset" in next(m for m in iso.methods() if m.name == "neuralbo").options
+
+
+@pytest.mark.parametrize(
+    "option,value",
+    [("preset", "paper"), ("features", "fixed"), ("search", "lbfgs"), ("nu", "auto"),
+     ("targets", "scaled"), ("optimizer", "rmsprop")],
+)  # fmt: skip
+def test_unknown_choices_are_named(option: str, value: str) -> None:
+    with pytest.raises(ValueError, match=f"{option} must be one of"):
+        make_method("neuralbo", 3, **{option: value})
+
+
+def test_adaptive_nu_is_the_authors_schedule() -> None:
+    from isoline.methods.neuralbo import adaptive_nu
+
+    assert adaptive_nu(1) == pytest.approx(1.135, abs=1e-3)
+    assert adaptive_nu(100) == pytest.approx(12.9, abs=0.05)
+    assert adaptive_nu(2000) == pytest.approx(59, abs=0.5)
+
+
+def test_update_cycle_retrains_only_every_kth_proposal() -> None:
+    opt = iso.Optimizer(iso.Box([0, 0], [1, 1]), "neuralbo", seed=0, n_init=4, width=32,
+                        n_candidates=512, update_cycle=3)  # fmt: skip
+    weights = []
+    for _ in range(10):
+        X = opt.ask()
+        opt.tell(X, [quadratic(x) for x in X])
+        weights.append([w.clone() for w in opt.method._weights])
+    changed = [
+        not all(bool((a == b).all()) for a, b in zip(w0, w1))
+        for w0, w1 in zip(weights, weights[1:])
+    ]
+    # asks 1-4 serve the design; proposals 1, 4 (asks 5, 8) train
+    assert changed == [False, False, False, True, False, False, True, False, False]
+
+
+@pytest.mark.parametrize("q", [1, 3])
+def test_authors_preset_runs_and_proposes_inside_the_box(q: int) -> None:
+    res = iso.minimize(ackley4, iso.Box([0.0] * 4, [1.0] * 4), "neuralbo", budget=24, seed=2,
+                       batch_size=q, n_init=6, preset="authors")  # fmt: skip
+    X = res.x_iters[6:]
+    assert np.all((X >= 0) & (X <= 1)) and res.n_failed == 0
+    for i in range(6, 24, q):
+        assert len({x.tobytes() for x in res.x_iters[i : i + q]}) == q
+    assert res.fun < np.min(res.func_vals[:6])  # it improved on its initial design
+
+
+def test_window_trains_on_the_most_recent_points_only(monkeypatch) -> None:
+    nb = importlib.import_module("isoline.methods.neuralbo")
+    shapes = []
+    fit = nb.fit_network
+
+    def spy(weights, weights0, Z, y, **kw):  # type: ignore[no-untyped-def]
+        shapes.append((tuple(Z.shape), y.tolist()))
+        return fit(weights, weights0, Z, y, **kw)
+
+    monkeypatch.setattr(nb, "fit_network", spy)
+    m = nb.NeuralBO(2, seed=0, n_init=0, window=5, width=16, n_candidates=256, targets="raw")
+    X = np.random.default_rng(0).random((12, 2))
+    y = [quadratic(x) for x in X]
+    m.tell(X, y)
+    m.ask()
+    assert shapes == [((5, 3), pytest.approx(y[-5:]))]

@@ -27,8 +27,8 @@ from __future__ import annotations
 
 import contextlib
 import math
-from collections.abc import Iterator
-from typing import ClassVar
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any, ClassVar
 
 import numpy as np
 import torch
@@ -88,6 +88,9 @@ class Method:
     #: whether the method adapts to observed values (pure designs such as Sobol do not)
     adaptive: ClassVar[bool] = True
     default_init: ClassVar[str] = "sobol"
+    #: named option sets (``preset=name``): each maps the dimension to options, which
+    #: options given explicitly override (see :func:`isoline.methods.registry.make_method`)
+    presets: ClassVar[Mapping[str, Callable[[int], dict[str, Any]]]] = {}
 
     def __init__(
         self,

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from isoline.methods.base import Method
+from isoline.validation import check_choice, check_int
 
 __all__ = ["MethodInfo", "register", "get_method", "make_method", "methods"]
 
@@ -65,6 +66,8 @@ def _options(cls: type[Method]) -> dict[str, object]:
         for p in inspect.signature(vars(klass)["__init__"]).parameters.values():
             if p.kind is p.KEYWORD_ONLY and p.name not in _COMMON:
                 out.setdefault(p.name, p.default)
+    if cls.presets:
+        out["preset"] = None
     return out
 
 
@@ -77,7 +80,11 @@ def get_method(name: str) -> type[Method]:
 
 
 def make_method(name: str, dim: int, **kwargs: Any) -> Method:
-    """Instantiate method ``name`` in ``dim`` dimensions, checking option names."""
+    """Instantiate method ``name`` in ``dim`` dimensions, checking option names.
+
+    ``preset=NAME`` (methods with :attr:`Method.presets`) fills every option not given
+    explicitly from that named option set.
+    """
     cls = get_method(name)
     allowed = _options(cls)
     unknown = sorted(set(kwargs) - set(allowed) - set(_COMMON))
@@ -86,6 +93,11 @@ def make_method(name: str, dim: int, **kwargs: Any) -> Method:
             f"unknown option(s) {unknown} for method {name!r}; "
             f"its options are {sorted(allowed) or 'none'}"
         )
+    preset = kwargs.pop("preset", None)
+    if preset is not None:
+        check_choice(preset, "preset", tuple(cls.presets))
+        dim = check_int(dim, "dim", 1)
+        kwargs = {**cls.presets[preset](dim), **kwargs}
     return cls(dim, **kwargs)
 
 
