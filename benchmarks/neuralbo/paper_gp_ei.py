@@ -14,7 +14,8 @@ evaluations, d = 50 with 100), from the same 10 Sobol points per seed:
   EI, maximized over the normalized box, the point mapped back to raw units);
 * ``paper-gp-ei-fixed``: the same loop with the model on the normalized inputs (the bug
   fixed, everything else equal);
-* isoline's ``gp-ei``, ``neuralbo`` (default options) and ``random``.
+* isoline's ``gp-ei``, ``neuralbo`` (default options and ``preset="authors"``) and
+  ``random``.
 
 Both diagnostic GP-EIs and isoline's gp-ei use 2 L-BFGS-B restarts from 128 raw samples,
 as ``synthetic.yaml``; NeuralBO scans 10,000 candidates (also as there). The diagnostic is
@@ -66,6 +67,7 @@ METHODS: list[tuple[str, str, dict[str, Any]]] = [
     ("paper-gp-ei", "paper GP-EI (fixed)", {"n_init": N_INIT, "inputs": "normalized", **ACQ}),
     ("gp-ei", "GP-EI", {"n_init": N_INIT, **ACQ}),
     ("neuralbo", "NeuralBO", {"n_init": N_INIT, "n_candidates": 10_000}),
+    ("neuralbo", "NeuralBO authors", {"n_init": N_INIT, "preset": "authors"}),
     ("random", "Random", {}),
 ]
 DTYPE = torch.float64
