@@ -292,3 +292,11 @@ def test_window_trains_on_the_most_recent_points_only(monkeypatch) -> None:
     m.tell(X, y)
     m.ask()
     assert shapes == [((5, 3), pytest.approx(y[-5:]))]
+
+
+def test_neuralbo_with_biases_and_centered_inputs_runs_inside_the_box() -> None:
+    res = iso.minimize(ackley4, iso.Box([0.0] * 4, [1.0] * 4), "neuralbo", budget=20, seed=3,
+                       n_init=6, bias=True, inputs="centered", width=64, n_candidates=2048)  # fmt: skip
+    X = res.x_iters[6:]
+    assert np.all((X >= 0) & (X <= 1)) and res.n_failed == 0
+    assert res.fun < np.min(res.func_vals[:6])

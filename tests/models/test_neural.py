@@ -169,3 +169,27 @@ def test_refine_minimizers_improves_and_stays_in_the_cube() -> None:
         X, torch.tensor([[0.2, 1.0], [0.2, 1.0]], dtype=DTYPE), atol=1e-5, rtol=0
     )
     assert torch.all(f <= bowl(X0))
+
+
+@pytest.mark.parametrize("depth", [2, 3])
+def test_biases_enter_forward_and_ntk_like_explicit_bias_vectors(depth: int) -> None:
+    g = torch.Generator().manual_seed(7 + depth)
+    weights = init_weights(4, 6, depth, g, zero_last=False, bias=True)
+    assert [tuple(w.shape) for w in weights][1:] == [(6, 7)] * (depth - 2) + [(1, 7)]
+    assert all(bool((w[:, -1] == 0).all()) for w in weights[1:])  # biases start at 0
+    weights = [w + 0.3 * torch.randn(w.shape, generator=g, dtype=DTYPE) for w in weights]
+    Z = network_inputs(torch.rand(5, 3, generator=g, dtype=DTYPE))
+    a = torch.relu(Z @ weights[0].T)  # explicit: a_l = relu(W a_{l-1} + b)
+    for W in weights[1:-1]:
+        a = torch.relu(a @ W[:, :-1].T + W[:, -1])
+    h = math.sqrt(6) * (a @ weights[-1][:, :-1].T + weights[-1][:, -1]).squeeze(-1)
+    torch.testing.assert_close(network_forward(weights, Z), h)
+    Zq = network_inputs(torch.rand(4, 3, generator=g, dtype=DTYPE))
+    direct = _direct_variance(weights, Z, Zq, lam=0.2)  # autograd through network_forward
+    for form in ("primal", "dual"):
+        torch.testing.assert_close(NTKVariance(weights, Z, 0.2, form=form)(Zq), direct)
+
+
+def test_centered_inputs_are_unscaled() -> None:
+    Z = network_inputs(torch.tensor([[0.0, 0.25, 1.0]], dtype=DTYPE), scaled=False)
+    torch.testing.assert_close(Z, torch.tensor([[-1.0, -0.5, 1.0, 1.0]], dtype=DTYPE))

@@ -16,7 +16,7 @@ import torch
 
 from isoline.methods.base import Method
 from isoline.models.neural import init_weights
-from isoline.validation import check_int, check_positive
+from isoline.validation import check_bool, check_int, check_positive
 
 __all__ = ["NetworkMethod", "standardize", "torch_generator"]
 
@@ -44,6 +44,8 @@ class NetworkMethod(Method):
         lam: pull ``m lam/2 ||theta - theta_0||^2`` towards the initial weights (0.01).
         n_candidates: Sobol candidates scanned for the optimum of each sample.
         n_refine: best candidates polished by L-BFGS-B (5; 0 turns refinement off).
+        bias: give every layer after the first a bias (the first has the constant input
+            coordinate); the paper's network has none, the authors' code has them.
     """
 
     family = "neural"
@@ -63,6 +65,7 @@ class NetworkMethod(Method):
         lam: float = 0.01,
         n_candidates: int = 50_000,
         n_refine: int = 5,
+        bias: bool = False,
         **common: Any,
     ) -> None:
         self.width = check_int(width, "width", 1)
@@ -73,9 +76,10 @@ class NetworkMethod(Method):
         self.lam = check_positive(lam, "lam")
         self.n_candidates = check_int(n_candidates, "n_candidates", 1)
         self.n_refine = check_int(n_refine, "n_refine", 0)
+        self.bias = check_bool(bias, "bias")
         super().__init__(dim, **common)
         gen = torch_generator(np.random.default_rng([self.seed, self.weight_stream]))
-        self._weights0 = init_weights(self.dim + 1, self.width, self.depth, gen)
+        self._weights0 = init_weights(self.dim + 1, self.width, self.depth, gen, bias=self.bias)
         self._weights = [w.clone() for w in self._weights0]
         #: current step size; divided by 10 after each divergence
         self.current_lr = self.lr

@@ -51,7 +51,7 @@ from isoline.validation import check_choice, check_int, check_positive
 __all__ = ["INPUT_MAPS", "SPHERE_FROM_DIM", "NeuralBO", "adaptive_nu", "authors_preset"]
 
 #: network input maps of :class:`NeuralBO` (see :func:`isoline.models.neural.network_inputs`)
-INPUT_MAPS = ("auto", "scaled", "sphere")
+INPUT_MAPS = ("auto", "scaled", "sphere", "centered")
 #: ``inputs="auto"`` takes "sphere" from this dimension on, "scaled" below it
 SPHERE_FROM_DIM = 50
 
@@ -128,8 +128,9 @@ class NeuralBO(NetworkMethod):
             as the authors' 2024 code); with ``search="mean-steps"``, the lowest
             candidates moved along the network mean.
         inputs: ``"scaled"`` (network inputs of bounded norm, as the paper's analysis),
-            ``"sphere"`` (unit-norm inputs; see :mod:`isoline.models.neural`) or ``"auto"``
-            (default: "sphere" for ``dim >= 50``, "scaled" below). With "scaled" inputs in
+            ``"sphere"`` (unit-norm inputs; see :mod:`isoline.models.neural`),
+            ``"centered"`` (``2x - 1`` in ``[-1, 1]``, unscaled, as the authors' code) or
+            ``"auto"`` (default: "sphere" for ``dim >= 50``, "scaled" below). With "scaled" inputs in
             high dimensions the minimizers of the sample crowd the box's vertices
             (evidence: ``benchmarks/results/defaults.md``).
         optimizer: ``"sgd"`` (the paper) or ``"adam"`` (the authors' configs).
@@ -296,7 +297,7 @@ class NeuralBO(NetworkMethod):
             return network_forward(self._weights, self._network_inputs(U)).numpy()
 
     def _network_inputs(self, X: np.ndarray | torch.Tensor) -> torch.Tensor:
-        return network_inputs(X, sphere=self.inputs == "sphere")
+        return network_inputs(X, sphere=self.inputs == "sphere", scaled=self.inputs == "scaled")
 
     def _refine(
         self, starts: np.ndarray, eps: np.ndarray, variance: NTKVariance, nu: float

@@ -85,11 +85,13 @@ _BLOWUP = 1e4
 Weights = list[Tensor]
 
 
-def network_inputs(X: Tensor | np.ndarray, sphere: bool = False) -> Tensor:
+def network_inputs(X: Tensor | np.ndarray, sphere: bool = False, scaled: bool = True) -> Tensor:
     """Map ``(n, d)`` unit-cube points to ``(n, d + 1)`` network inputs.
 
     ``x~ = (2x - 1, 1) / sqrt(d/3 + 1)`` (centred, constant coordinate as bias, unit mean
-    square norm for uniform ``x``); with ``sphere``, ``x~ / ||x~||``. See the module docstring.
+    square norm for uniform ``x``); with ``sphere``, ``x~ / ||x~||``; with ``scaled=False``
+    ``(2x - 1, 1)`` itself, inputs in ``[-1, 1]`` as the authors' code. See the module
+    docstring.
     """
     X = torch.as_tensor(X, dtype=DTYPE)
     d = X.shape[-1]
@@ -97,37 +99,60 @@ def network_inputs(X: Tensor | np.ndarray, sphere: bool = False) -> Tensor:
     Z = torch.cat([2.0 * X - 1.0, ones], dim=-1)
     if sphere:
         return Z / Z.norm(dim=-1, keepdim=True)
+    if not scaled:
+        return Z
     return Z / math.sqrt(d / 3.0 + 1.0)
 
 
 def init_weights(
-    d_in: int, width: int, depth: int, generator: torch.Generator, zero_last: bool = True
+    d_in: int,
+    width: int,
+    depth: int,
+    generator: torch.Generator,
+    zero_last: bool = True,
+    bias: bool = False,
 ) -> Weights:
     """Paper §4 initialization: ``W_l ~ N(0, 2/m)`` for ``l < L``, ``W_L = 0``.
 
     Returns ``depth`` matrices: ``W_1`` ``(m, d_in)``, ``W_2..W_{L-1}`` ``(m, m)``, ``W_L``
     ``(1, m)`` (``(1, d_in)`` when ``depth == 1``). With ``zero_last=False`` ``W_L`` is drawn
-    from ``N(0, 1/m)`` instead (used by tests that need every layer active).
+    from ``N(0, 1/m)`` instead (used by tests that need every layer active). With ``bias``
+    every layer after the first gets one more column, its bias (initialized at 0; the first
+    layer's bias is the constant input coordinate of :func:`network_inputs`); the other
+    entries are drawn exactly as without biases.
     """
     std = math.sqrt(2.0 / width)
     weights: Weights = []
     fan_in = d_in
-    for _ in range(depth - 1):
-        weights.append(torch.randn(width, fan_in, generator=generator, dtype=DTYPE) * std)
+    for layer in range(depth - 1):
+        W = torch.randn(width, fan_in, generator=generator, dtype=DTYPE) * std
+        weights.append(_with_bias(W) if bias and layer > 0 else W)
         fan_in = width
     if zero_last:
-        weights.append(torch.zeros(1, fan_in, dtype=DTYPE))
+        last = torch.zeros(1, fan_in, dtype=DTYPE)
     else:
-        weights.append(torch.randn(1, fan_in, generator=generator, dtype=DTYPE) / math.sqrt(width))
+        last = torch.randn(1, fan_in, generator=generator, dtype=DTYPE) / math.sqrt(width)
+    weights.append(_with_bias(last) if bias and depth > 1 else last)
     return weights
+
+
+def _with_bias(W: Tensor) -> Tensor:
+    return torch.cat([W, torch.zeros(W.shape[0], 1, dtype=W.dtype)], dim=1)
+
+
+def _augment(a: Tensor, W: Tensor) -> Tensor:
+    """``a`` with a constant 1 appended when ``W`` has a bias column (one more than ``a``)."""
+    if W.shape[1] == a.shape[-1] + 1:
+        return torch.cat([a, torch.ones(*a.shape[:-1], 1, dtype=a.dtype)], dim=-1)
+    return a
 
 
 def network_forward(weights: Sequence[Tensor], Z: Tensor) -> Tensor:
     """``h(z; theta) = sqrt(m) W_L relu(... relu(W_1 z))`` for ``(..., d_in)`` inputs -> ``(...)``."""
     a = Z
     for W in weights[:-1]:
-        a = torch.relu(a @ W.T)
-    return math.sqrt(_width(weights)) * (a @ weights[-1].T).squeeze(-1)
+        a = torch.relu(_augment(a, W) @ W.T)
+    return math.sqrt(_width(weights)) * (_augment(a, weights[-1]) @ weights[-1].T).squeeze(-1)
 
 
 def _width(weights: Sequence[Tensor]) -> int:
@@ -155,17 +180,20 @@ def ntk_factors(weights: Sequence[Tensor], Z: Tensor) -> list[tuple[Tensor, Tens
     ``dh/dW_l(z) = delta_l(z) a_{l-1}(z)^T``; differentiable in ``Z``.
     """
     active = _active_layers(weights)
-    acts = [Z]
+    acts = [Z]  # the input of each layer, with the constant 1 of a bias column appended
     pre: list[Tensor] = []
     for W in weights[:-1]:
+        acts[-1] = _augment(acts[-1], W)
         pre.append(acts[-1] @ W.T)
         acts.append(torch.relu(pre[-1]))
+    acts[-1] = _augment(acts[-1], weights[-1])
     L = len(weights)
     deltas: dict[int, Tensor] = {
         L - 1: torch.full((Z.shape[0], 1), math.sqrt(_width(weights)), dtype=Z.dtype)
     }
     for k in range(L - 2, active[0] - 1, -1):  # back-propagate only as far as needed
-        deltas[k] = torch.where(pre[k] > 0, deltas[k + 1] @ weights[k + 1], 0.0)
+        W_above = weights[k + 1][:, : pre[k].shape[-1]]  # without the bias column
+        deltas[k] = torch.where(pre[k] > 0, deltas[k + 1] @ W_above, 0.0)
     return [(deltas[k], acts[k]) for k in active]
 
 
