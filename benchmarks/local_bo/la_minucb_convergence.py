@@ -28,7 +28,7 @@ from botorch.sampling.qmc import NormalQMCEngine  # noqa: E402
 import isoline as iso  # noqa: E402
 from isoline.acquisition import maximize  # noqa: E402
 from isoline.methods.la_minucb import DTYPE, LookaheadUCB  # noqa: E402
-from isoline.methods.local import box_around, sobol_box  # noqa: E402
+from isoline.methods.ucb_move import box_around, sobol_box  # noqa: E402
 from isoline.problems.gp_sample import lengthscale_range  # noqa: E402
 
 d, seed = int(sys.argv[1]), int(sys.argv[2])

@@ -16,6 +16,7 @@ from botorch.sampling.normal import SobolQMCNormalSampler
 
 import isoline as iso
 from isoline.methods.registry import make_method
+from isoline.methods.ucb_move import NegUCB
 from isoline.models.derivatives import GradientPosterior, JointPosterior
 from isoline.models.gp import fit_gp
 
@@ -141,7 +142,7 @@ def test_gibo_iteration_structure_and_step() -> None:
 def _ucb_is_minimal_at_center(m, X: np.ndarray, y: np.ndarray) -> None:
     """The move's UCB is no larger than the UCB at any point the move saw as data."""
     gp = m.local.fit(X, y)
-    acqf = local.NegUCB(gp.model, m.beta)
+    acqf = NegUCB(gp.model, m.beta)
     with torch.no_grad():
         at_center = float(acqf(torch.as_tensor(m.center)[None, None]))
         at_data = acqf(torch.as_tensor(X).unsqueeze(1)).numpy()

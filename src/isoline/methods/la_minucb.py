@@ -38,8 +38,9 @@ from botorch.models.model import Model
 from botorch.sampling.qmc import NormalQMCEngine
 
 from isoline.acquisition import maximize
-from isoline.methods.local import LocalBO, box_around, minimize_ucb, sobol_box
+from isoline.methods.local import LocalBO
 from isoline.methods.registry import register
+from isoline.methods.ucb_move import box_around, minimize_ucb, sobol_box
 from isoline.models.derivatives import JointPosterior
 from isoline.models.linalg import cholesky
 from isoline.validation import check_choice, check_float, check_int, check_positive

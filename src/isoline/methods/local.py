@@ -14,7 +14,7 @@ al., "Local policy search with Bayesian optimization", NeurIPS 2021; MPD: Nguyen
   :func:`greedy_samples`). It depends on where points are, never on their values, so a
   whole sampling batch can be planned before any of it is evaluated;
 * the **UCB move** ``argmin_x mu(x) + beta sigma(x)`` of MinUCB (Alg. 1 line 8) and
-  LA-MinUCB (Alg. 2 line 6) (:class:`NegUCB`, :func:`minimize_ucb`);
+  LA-MinUCB (Alg. 2 line 6) (:mod:`isoline.methods.ucb_move`);
 * the ask/tell **state machine** (:class:`LocalBO`): an algorithm iteration evaluates
   several points, so the method keeps a queue of planned points, hands them out ``q`` at a
   time and plans the next phase only once every planned point has been told. All state is
@@ -34,13 +34,12 @@ from typing import Any
 import numpy as np
 import torch
 from botorch.acquisition import AcquisitionFunction
-from botorch.acquisition.analytic import AnalyticAcquisitionFunction
 from botorch.models.model import Model
 from botorch.utils.transforms import t_batch_mode_transform
-from torch.quasirandom import SobolEngine
 
-from isoline.acquisition import maximize, y_unit
+from isoline.acquisition import maximize
 from isoline.methods.base import Method
+from isoline.methods.ucb_move import box_around
 from isoline.models.derivatives import GradientCrossCovariance
 from isoline.models.gp import GP, KERNELS, fit_gp
 from isoline.validation import (
@@ -56,18 +55,10 @@ __all__ = [
     "Hypers",
     "LocalBO",
     "LocalGP",
-    "NegUCB",
-    "box_around",
     "greedy_samples",
-    "minimize_ucb",
 ]
 
 DTYPE = torch.float64
-
-
-def box_around(x: np.ndarray, delta: float) -> np.ndarray:
-    """``(2, d)`` bounds of the box ``x +- delta`` intersected with the unit cube."""
-    return np.stack([np.clip(x - delta, 0.0, 1.0), np.clip(x + delta, 0.0, 1.0)])
 
 
 # -- the local GP ------------------------------------------------------------------------
@@ -170,75 +161,7 @@ class GradientInformation(AcquisitionFunction):
         return c.square().sum(-1) / s
 
 
-class NegUCB(AnalyticAcquisitionFunction):
-    """``-(mu(x) + beta sigma(x))`` of the latent ``f`` (maximized = UCB minimized).
-
-    ``beta`` multiplies ``sigma`` directly, as in the MinUCB paper (eq. (3)); BoTorch's
-    ``UpperConfidenceBound`` uses ``sqrt(beta)`` and the other sign. Input ``(b, 1, d)``.
-    """
-
-    def __init__(self, model: Model, beta: float) -> None:
-        super().__init__(model)
-        self.beta = float(beta)
-        self.min_var = 1e-12 * y_unit(model) ** 2  # BoTorch's floor, following y's scale
-
-    @t_batch_mode_transform(expected_q=1)  # type: ignore[arg-type]  # typed for the base class
-    def forward(self, X: torch.Tensor) -> torch.Tensor:
-        mean, sigma = self._mean_and_sigma(X, min_var=self.min_var)  # (b, 1): one output
-        assert sigma is not None
-        return -(mean + self.beta * sigma).squeeze(-1)
-
-
-# -- optimization helpers --------------------------------------------------------------
-def sobol_box(n: int, B: np.ndarray, seed: int) -> np.ndarray:
-    """``(n, d)`` scrambled Sobol points in the box ``B (2, d)``."""
-    U = SobolEngine(B.shape[1], scramble=True, seed=seed).draw(n, dtype=DTYPE).numpy()
-    return B[0] + (B[1] - B[0]) * U
-
-
-def _score(acqf: AcquisitionFunction, X: np.ndarray, chunk: int = 256) -> np.ndarray:
-    """Acquisition values ``(n,)`` of single points ``X (n, d)`` (non-finite -> -inf)."""
-    out = []
-    with torch.no_grad():
-        for part in np.array_split(X, max(1, math.ceil(len(X) / chunk))):
-            v = acqf(torch.as_tensor(part, dtype=DTYPE).unsqueeze(-2)).reshape(-1)
-            out.append(v.numpy())
-    v = np.concatenate(out)
-    return np.where(np.isfinite(v), v, -np.inf)
-
-
-def minimize_ucb(
-    gp: GP,
-    beta: float,
-    anchors: np.ndarray,
-    delta: float,
-    seed: int,
-    num_restarts: int,
-    raw_samples: int,
-) -> np.ndarray:
-    """``argmin_x mu(x) + beta sigma(x)`` over the unit cube (MinUCB Alg. 1 line 8).
-
-    Far from the data the UCB is the prior mean plus ``beta`` prior deviations, so the
-    minimizer lies near the data: L-BFGS-B starts from the best of the ``anchors (m, d)``
-    (current point, window points) and of ``raw_samples`` Sobol points in the boxes
-    ``anchor +- delta``. Returns ``(d,)``.
-    """
-    acqf = NegUCB(gp.model, beta)
-    d = anchors.shape[1]
-    per = max(1, raw_samples // len(anchors))
-    raw = [anchors]
-    for i, a in enumerate(anchors):
-        raw.append(sobol_box(per, box_around(a, delta), seed + i))
-    cand = np.vstack(raw)
-    vals = _score(acqf, cand)
-    top = np.argsort(-vals, kind="stable")[:num_restarts]
-    X, _ = maximize(acqf, d, 1, initial_conditions=cand[top][:, None, :])
-    x = X.reshape(-1)
-    if _score(acqf, x[None])[0] < vals[top[0]]:  # keep the best start if L-BFGS-B lost it
-        x = cand[top[0]]
-    return np.clip(x, 0.0, 1.0)
-
-
+# -- the sampling points --------------------------------------------------------------
 def greedy_samples(
     local: LocalGP,
     h: Hypers,

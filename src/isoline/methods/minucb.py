@@ -17,8 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from isoline.methods.local import GradientLocalBO, minimize_ucb
+from isoline.methods.local import GradientLocalBO
 from isoline.methods.registry import register
+from isoline.methods.ucb_move import minimize_ucb
 from isoline.validation import check_float, check_int, check_positive
 
 __all__ = ["MinUCB"]
