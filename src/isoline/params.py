@@ -1,0 +1,277 @@
+"""Typed search spaces: real, integer and categorical parameters, encoded into the unit cube.
+
+``Space({"lr": Real(1e-5, 1e-1, log=True), "depth": Integer(1, 8), "act": Categorical(
+["relu", "tanh"])})`` is an ordered set of named parameters. Methods work in the encoded
+cube ``[0, 1]^dim`` (:mod:`isoline.encoding`: one column per real or integer parameter,
+one per choice of a categorical); :meth:`Space.decode` turns encoded points into
+configurations, dicts of plain Python values (``float``, ``int``, the chosen object), and
+:meth:`Space.encode` does the reverse. :meth:`Space.round` replaces encoded points by the
+encoding of the configuration they decode to, so two points that round alike are the same
+configuration and a surrogate fitted to rounded inputs models what is actually evaluated
+(Garrido-Merchan & Hernandez-Lobato, "Dealing with categorical and integer-valued
+variables in Bayesian optimization with Gaussian processes", Neurocomputing 2020).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from isoline.encoding import (
+    Scale,
+    argmax_one_hot,
+    int_from_unit,
+    int_to_unit,
+    real_from_unit,
+    real_to_unit,
+)
+
+__all__ = ["Categorical", "Integer", "Param", "Real", "Space"]
+
+
+def _number(value: object, what: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{what} must be a number, got {value!r}")
+    v = float(value)
+    if not math.isfinite(v):
+        raise ValueError(f"{what} must be finite, got {value!r}")
+    return v
+
+
+def _scale(log: bool, logit: bool, what: str) -> Scale:
+    if not isinstance(log, bool) or not isinstance(logit, bool):
+        raise TypeError(f"{what}: log and logit must be True or False")
+    if log and logit:
+        raise ValueError(f"{what}: choose log or logit, not both")
+    return "log" if log else "logit" if logit else "linear"
+
+
+@dataclass(frozen=True)
+class Real:
+    """A real parameter in ``[low, high]``, on a linear, log or logit scale.
+
+    ``log=True`` needs ``low > 0``; ``logit=True`` (for values in ``(0, 1)``, as bayesmark's
+    "logit" space) needs ``0 < low < high < 1``.
+    """
+
+    low: float
+    high: float
+    log: bool = False
+    logit: bool = False
+
+    def __post_init__(self) -> None:
+        low, high = _number(self.low, "Real low"), _number(self.high, "Real high")
+        if not low < high:
+            raise ValueError(f"Real needs low < high, got low={low!r}, high={high!r}")
+        scale = _scale(self.log, self.logit, "Real")
+        if scale == "log" and not low > 0:
+            raise ValueError(f"Real with log=True needs low > 0, got low={low!r}")
+        if scale == "logit" and not (low > 0 and high < 1):
+            raise ValueError(
+                f"Real with logit=True needs 0 < low < high < 1, got {low!r}, {high!r}"
+            )
+        object.__setattr__(self, "low", low)
+        object.__setattr__(self, "high", high)
+
+    @property
+    def scale(self) -> Scale:
+        return _scale(self.log, self.logit, "Real")
+
+    @property
+    def width(self) -> int:
+        """Encoded columns: 1."""
+        return 1
+
+
+@dataclass(frozen=True)
+class Integer:
+    """An integer parameter in ``[low, high]`` (both included), linear or log scale."""
+
+    low: int
+    high: int
+    log: bool = False
+
+    def __post_init__(self) -> None:
+        for name in ("low", "high"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, numbers.Integral):
+                raise TypeError(f"Integer {name} must be an integer, got {v!r}")
+            object.__setattr__(self, name, int(v))
+        if not self.low <= self.high:
+            raise ValueError(f"Integer needs low <= high, got low={self.low}, high={self.high}")
+        _scale(self.log, False, "Integer")
+        if self.log and self.low < 1:
+            raise ValueError(f"Integer with log=True needs low >= 1, got low={self.low}")
+
+    @property
+    def scale(self) -> Scale:
+        return "log" if self.log else "linear"
+
+    @property
+    def width(self) -> int:
+        """Encoded columns: 1."""
+        return 1
+
+
+@dataclass(frozen=True, init=False)
+class Categorical:
+    """A choice among ``choices`` (any objects, distinct); encoded one-hot."""
+
+    choices: tuple[Any, ...]
+
+    def __init__(self, choices: Iterable[Any]) -> None:
+        if isinstance(choices, (str, bytes)) or not isinstance(choices, Iterable):
+            raise TypeError(f"Categorical needs a sequence of choices, got {choices!r}")
+        c = tuple(choices)
+        if not c:
+            raise ValueError("Categorical needs at least one choice")
+        for i, a in enumerate(c):
+            if any(_same(a, b) for b in c[:i]):
+                raise ValueError(f"Categorical choices must be distinct; {a!r} is repeated")
+        object.__setattr__(self, "choices", c)
+
+    @property
+    def width(self) -> int:
+        """Encoded columns: one per choice."""
+        return len(self.choices)
+
+    def index(self, value: Any) -> int:
+        for i, c in enumerate(self.choices):
+            if _same(value, c):
+                return i
+        raise ValueError(f"{value!r} is not one of the choices {self.choices}")
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equality that does not conflate ``True`` with ``1`` or ``1`` with ``1.0``."""
+    if type(a) is not type(b):
+        return False
+    try:
+        return bool(a == b)
+    except Exception:  # e.g. arrays, whose comparison has no single truth value
+        return a is b
+
+
+Param = Real | Integer | Categorical
+
+
+class Space:
+    """An ordered set of named parameters and its encoding into ``[0, 1]^dim``.
+
+    Args:
+        params: a mapping (or a sequence of ``(name, param)`` pairs) from names to
+            :class:`Real`, :class:`Integer` or :class:`Categorical`.
+    """
+
+    def __init__(self, params: Mapping[str, Param] | Sequence[tuple[str, Param]]) -> None:
+        items = list(params.items()) if isinstance(params, Mapping) else list(params)
+        if not items:
+            raise ValueError("a Space needs at least one parameter")
+        self.params: dict[str, Param] = {}
+        for item in items:
+            if not (isinstance(item, tuple) and len(item) == 2):
+                raise TypeError(f"Space entries must be (name, parameter) pairs, got {item!r}")
+            name, p = item
+            if not isinstance(name, str) or not name:
+                raise TypeError(f"parameter names must be non-empty strings, got {name!r}")
+            if name in self.params:
+                raise ValueError(f"parameter {name!r} is defined twice")
+            if not isinstance(p, (Real, Integer, Categorical)):
+                raise TypeError(
+                    f"parameter {name!r} must be a Real, Integer or Categorical, "
+                    f"got {type(p).__name__}"
+                )
+            self.params[name] = p
+        self.blocks: dict[str, slice] = {}
+        start = 0
+        for name, p in self.params.items():
+            self.blocks[name] = slice(start, start + p.width)
+            start += p.width
+        #: encoded dimension (columns of the unit cube)
+        self.dim = start
+
+    @property
+    def names(self) -> list[str]:
+        return list(self.params)
+
+    def encode(self, configs: Mapping[str, Any] | Sequence[Mapping[str, Any]]) -> np.ndarray:
+        """``(n, dim)`` encoded points of ``n`` configurations (``(dim,)`` for one)."""
+        single = isinstance(configs, Mapping)
+        rows = [configs] if isinstance(configs, Mapping) else list(configs)
+        U = np.zeros((len(rows), self.dim))
+        for r, config in enumerate(rows):
+            missing = [n for n in self.params if n not in config]
+            extra = [n for n in config if n not in self.params]
+            if missing or extra:
+                raise ValueError(
+                    f"configuration {dict(config)!r}: missing {missing}, unknown {extra}"
+                )
+            for name, p in self.params.items():
+                U[r, self.blocks[name]] = self._encode_one(name, p, config[name])
+        return U[0] if single else U
+
+    def decode(self, U: np.ndarray) -> list[dict[str, Any]]:
+        """Configurations of ``(n, dim)`` encoded points (each a dict of plain values)."""
+        U = self._points(U)
+        out: list[dict[str, Any]] = [{} for _ in range(len(U))]
+        for name, p in self.params.items():
+            block = U[:, self.blocks[name]]
+            if isinstance(p, Categorical):
+                idx = np.argmax(block, axis=1)
+                values: list[Any] = [p.choices[int(i)] for i in idx]
+            elif isinstance(p, Integer):
+                values = [int(v) for v in int_from_unit(block[:, 0], p.low, p.high, p.scale)]
+            else:
+                values = [float(v) for v in real_from_unit(block[:, 0], p.low, p.high, p.scale)]
+            for row, v in zip(out, values):
+                row[name] = v
+        return out
+
+    def round(self, U: np.ndarray) -> np.ndarray:
+        """Each encoded point replaced by the encoding of the configuration it decodes to."""
+        U = self._points(U)
+        R = np.array(U, dtype=float, copy=True)
+        for name, p in self.params.items():
+            s = self.blocks[name]
+            if isinstance(p, Categorical):
+                R[:, s] = argmax_one_hot(U[:, s])
+            elif isinstance(p, Integer):
+                k = int_from_unit(U[:, s.start], p.low, p.high, p.scale)
+                R[:, s.start] = int_to_unit(k, p.low, p.high, p.scale)
+            else:
+                R[:, s.start] = np.clip(U[:, s.start], 0.0, 1.0)
+        return R
+
+    def _encode_one(self, name: str, p: Param, value: Any) -> np.ndarray:
+        if isinstance(p, Categorical):
+            try:
+                i = p.index(value)
+            except ValueError as err:
+                raise ValueError(f"parameter {name!r}: {err}") from None
+            hot = np.zeros(p.width)
+            hot[i] = 1.0
+            return hot
+        if isinstance(p, Integer):
+            if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+                raise TypeError(f"parameter {name!r} takes integers, got {value!r}")
+            if not p.low <= int(value) <= p.high:
+                raise ValueError(f"parameter {name!r}: {value} is outside [{p.low}, {p.high}]")
+            return np.array([int_to_unit(np.float64(int(value)), p.low, p.high, p.scale)])
+        v = _number(value, f"parameter {name!r}")
+        if not p.low <= v <= p.high:
+            raise ValueError(f"parameter {name!r}: {v} is outside [{p.low}, {p.high}]")
+        return real_to_unit(np.array([v]), p.low, p.high, p.scale)
+
+    def _points(self, U: np.ndarray) -> np.ndarray:
+        U = np.atleast_2d(np.asarray(U, dtype=float))
+        if U.ndim != 2 or U.shape[1] != self.dim:
+            raise ValueError(f"encoded points must have shape (n, {self.dim}), got {U.shape}")
+        return U
+
+    def __repr__(self) -> str:
+        return f"Space({self.params!r})"

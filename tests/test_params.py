@@ -1,0 +1,98 @@
+"""Typed parameters and their one encoding into the unit cube (isoline.params)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from isoline.params import Categorical, Integer, Real, Space
+
+
+def mixed() -> Space:
+    return Space(
+        {
+            "lr": Real(1e-5, 1e-1, log=True),
+            "momentum": Real(0.0, 1.0),
+            "layers": Integer(1, 8),
+            "units": Integer(16, 1024, log=True),
+            "act": Categorical(["relu", "tanh", None]),
+            "flag": Categorical([True, 1]),
+        }
+    )
+
+
+def test_encode_decode_round_trip_keeps_exact_types() -> None:
+    s = mixed()
+    assert s.dim == 4 + 3 + 2
+    config = {"lr": 1e-3, "momentum": 0.9, "layers": 3, "units": 128, "act": None, "flag": 1}
+    U = s.encode(config)
+    assert U.shape == (s.dim,) and np.all((U >= 0) & (U <= 1))
+    back = s.decode(U)[0]
+    assert back["lr"] == pytest.approx(1e-3) and back["momentum"] == pytest.approx(0.9)
+    assert back["layers"] == 3 and type(back["layers"]) is int
+    assert back["units"] == 128 and type(back["units"]) is int
+    assert back["act"] is None and back["flag"] == 1 and back["flag"] is not True
+    assert type(back["lr"]) is float
+
+
+def test_log_real_is_linear_in_log_space() -> None:
+    s = Space({"lr": Real(1e-5, 1e-1, log=True)})
+    assert s.encode({"lr": 1e-3})[0] == pytest.approx(0.5)
+    assert s.decode(np.array([[0.25]]))[0]["lr"] == pytest.approx(1e-4)
+
+
+def test_uniform_points_decode_to_uniform_integers() -> None:
+    s = Space({"k": Integer(-2, 3)})
+    U = (np.arange(6000) + 0.5)[:, None] / 6000
+    counts = np.bincount([c["k"] + 2 for c in s.decode(U)])
+    assert counts.tolist() == [1000] * 6
+
+
+def test_round_is_idempotent_and_keeps_the_configuration() -> None:
+    s = mixed()
+    U = np.random.default_rng(0).random((200, s.dim))
+    R = s.round(U)
+    np.testing.assert_array_equal(s.round(R), R)
+    assert s.decode(R) == s.decode(U)
+    np.testing.assert_allclose(R, s.encode(s.decode(U)))
+
+
+@pytest.mark.parametrize(
+    "make,error,match",
+    [
+        (lambda: Real(1.0, 1.0), ValueError, "low < high"),
+        (lambda: Real(0.0, math.inf), ValueError, "finite"),
+        (lambda: Real(0.0, 1.0, log=True), ValueError, "low > 0"),
+        (lambda: Real(0.1, 2.0, logit=True), ValueError, "0 < low < high < 1"),
+        (lambda: Real("0", 1.0), TypeError, "number"),
+        (lambda: Integer(0.5, 3), TypeError, "integer"),
+        (lambda: Integer(3, 1), ValueError, "low <= high"),
+        (lambda: Integer(0, 9, log=True), ValueError, "low >= 1"),
+        (lambda: Categorical([]), ValueError, "at least one"),
+        (lambda: Categorical(["a", "b", "a"]), ValueError, "'a' is repeated"),
+        (lambda: Categorical("abc"), TypeError, "sequence"),
+        (lambda: Space({"x": (0, 1)}), TypeError, "parameter 'x' must be a Real"),
+        (lambda: Space([("x", Real(0, 1)), ("x", Integer(0, 2))]), ValueError, "'x' is defined twice"),
+        (lambda: Space({}), ValueError, "at least one"),
+    ],
+)  # fmt: skip
+def test_bad_definitions_name_the_problem(make, error: type, match: str) -> None:
+    with pytest.raises(error, match=match):
+        make()
+
+
+def test_bad_configurations_name_the_parameter() -> None:
+    s = mixed()
+    good = {"lr": 1e-3, "momentum": 0.9, "layers": 3, "units": 128, "act": "relu", "flag": True}
+    with pytest.raises(ValueError, match=r"missing \['act'\]"):
+        s.encode({k: v for k, v in good.items() if k != "act"})
+    with pytest.raises(ValueError, match="parameter 'layers': 9 is outside"):
+        s.encode(dict(good, layers=9))
+    with pytest.raises(TypeError, match="parameter 'layers' takes integers"):
+        s.encode(dict(good, layers=2.0))
+    with pytest.raises(ValueError, match="parameter 'act': 'gelu' is not one of"):
+        s.encode(dict(good, act="gelu"))
+    with pytest.raises(ValueError, match=r"shape \(n, 9\)"):
+        s.decode(np.zeros((2, 3)))
