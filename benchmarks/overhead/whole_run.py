@@ -1,0 +1,276 @@
+"""Whole-run suggestion cost: isoline's GP methods against Optuna's GPSampler and BoTorch's loop.
+
+A user pays for every suggestion of a run, not for one warm ``ask``. For each cell
+(Ackley on [-2, 2]^d, d = 5, 10, 25 with 60, 100 and 200 evaluations) and seed, every
+contender runs a complete sequential run (batches of 4 for bkop) from its own start, and
+we record the sum over the run of the suggestion time (process CPU and wall, objective
+excluded) and the final best value, so speed is never read without quality:
+
+* isoline ``gp-ei``, ``gp-ucb``, ``turbo``, ``la-minucb`` and ``bkop`` (q = 4), default
+  options, driven by ``Optimizer.ask``/``tell``; their CPU is split into GP fitting
+  (``fit_gp``), acquisition optimization (``acquisition.maximize``) and the rest, by
+  wrapping those two functions for the run, and into the first and second half of the
+  run (small and large n);
+* Optuna's ``GPSampler`` (seeded), one ``study.ask`` per suggestion (where it runs
+  ``sample_relative``), the objective told with ``study.tell``; with ``greenlet``
+  installed (the ``optuna`` extra), without which GPSampler optimizes its acquisition
+  sequentially and warns;
+* BoTorch's tutorial loop: ``SingleTaskGP`` (defaults) + ``fit_gpytorch_mll`` +
+  ``qLogExpectedImprovement`` + ``optimize_acqf(num_restarts=10, raw_samples=512)``,
+  refitted every step, after 2d Sobol points (isoline's default initial design size).
+
+Everything runs on one torch thread (as isoline's methods and GPSampler do); the machine's
+other load shows in wall time, not in CPU time. Results go to a JSON-lines file, one line per
+(cell, contender, seed), so an interrupted run resumes; ``summary`` writes the table.
+
+Usage::
+
+    nice -n 10 python benchmarks/overhead/whole_run.py run --out whole_run.jsonl
+    python benchmarks/overhead/whole_run.py summary --out whole_run.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import logging
+import subprocess
+import time
+import warnings
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import optuna
+import torch
+from botorch.acquisition import qLogExpectedImprovement
+from botorch.fit import fit_gpytorch_mll
+from botorch.models import SingleTaskGP
+from botorch.optim import optimize_acqf
+from gpytorch.mlls import ExactMarginalLogLikelihood
+
+import isoline as iso
+import isoline.acquisition as acquisition_module
+import isoline.models.gp as gp_module
+from isoline.designs import sobol
+from isoline.problems import get as get_problem
+from isoline.threads import limit_threads
+
+CELLS = [(5, 60), (10, 100), (25, 200)]
+SEEDS = range(5)
+ISOLINE = {"gp-ei": 1, "gp-ucb": 1, "turbo": 1, "la-minucb": 1, "bkop": 4}
+CONTENDERS = [*ISOLINE, "optuna-gp", "botorch-loop"]
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class Clock:
+    """Process CPU and wall seconds spent inside ``timed`` blocks, by label."""
+
+    def __init__(self) -> None:
+        self.cpu: dict[str, float] = {}
+        self.wall: dict[str, float] = {}
+
+    @contextmanager
+    def timed(self, label: str) -> Iterator[None]:
+        c, w = time.process_time(), time.perf_counter()
+        try:
+            yield
+        finally:
+            self.cpu[label] = self.cpu.get(label, 0.0) + time.process_time() - c
+            self.wall[label] = self.wall.get(label, 0.0) + time.perf_counter() - w
+
+
+@contextmanager
+def split_phases(clock: Clock) -> Iterator[None]:
+    """Attribute the CPU of ``fit_gp`` and ``acquisition.maximize`` calls to their phase.
+
+    Every module that imported the names sees the wrappers, because they are patched in
+    the modules that call them (their ``from ... import`` bindings).
+    """
+    bkop, gp_bo, local, turbo, ucb_move, la_minucb = (
+        importlib.import_module(f"isoline.methods.{m}")  # iso.methods is a function
+        for m in ("bkop", "gp_bo", "local", "turbo", "ucb_move", "la_minucb")
+    )
+
+    def wrap(fn: Callable[..., Any], label: str) -> Callable[..., Any]:
+        def inner(*args: Any, **kwargs: Any) -> Any:
+            with clock.timed(label):
+                return fn(*args, **kwargs)
+
+        return inner
+
+    patches = []
+    for mod in (gp_module, local, turbo, bkop, gp_bo):
+        if hasattr(mod, "fit_gp"):
+            patches.append((mod, "fit_gp", mod.fit_gp))
+    for mod in (acquisition_module, gp_bo, local, bkop, ucb_move, la_minucb):
+        if hasattr(mod, "maximize"):
+            patches.append((mod, "maximize", mod.maximize))
+    for mod, name, fn in patches:
+        setattr(mod, name, wrap(fn, "fit" if name == "fit_gp" else "acquisition"))
+    try:
+        yield
+    finally:
+        for mod, name, fn in patches:
+            setattr(mod, name, fn)
+
+
+def value(problem: Any, x: np.ndarray) -> float:
+    """The objective value (problems may return ``(y, info)``)."""
+    out = problem(x)
+    return float(out[0] if isinstance(out, tuple) else out)
+
+
+def run_isoline(method: str, q: int, d: int, budget: int, seed: int) -> dict[str, Any]:
+    problem = get_problem("ackley", dim=d, seed=seed)
+    opt = iso.Optimizer(problem.space, method, seed=seed, batch_size=q)
+    clock, halves = Clock(), Clock()
+    best = np.inf
+    n = 0
+    with split_phases(clock):
+        while n < budget:
+            k = min(q, budget - n)
+            with clock.timed("total"), halves.timed("first" if n < budget // 2 else "second"):
+                X = opt.ask(k)
+            y = [value(problem, x) for x in X]
+            opt.tell(X, y)
+            best = min(best, *y)
+            n += k
+    return {
+        "cpu": clock.cpu["total"],
+        "wall": clock.wall["total"],
+        "cpu_fit": clock.cpu.get("fit", 0.0),
+        "cpu_acquisition": clock.cpu.get("acquisition", 0.0),
+        "cpu_first_half": halves.cpu.get("first", 0.0),
+        "cpu_second_half": halves.cpu.get("second", 0.0),
+        "best": best,
+    }
+
+
+def run_optuna(d: int, budget: int, seed: int) -> dict[str, Any]:
+    problem = get_problem("ackley", dim=d, seed=seed)
+    lo, hi = problem.space.lower, problem.space.upper
+    optuna.logging.set_verbosity(logging.WARNING)
+    study = optuna.create_study(sampler=optuna.samplers.GPSampler(seed=seed))
+    clock, halves = Clock(), Clock()
+    best = np.inf
+    for n in range(budget):
+        with clock.timed("total"), halves.timed("first" if n < budget // 2 else "second"):
+            trial = study.ask()
+            x = np.array([trial.suggest_float(f"x{i}", lo[i], hi[i]) for i in range(d)])
+        y = value(problem, x)
+        study.tell(trial, y)
+        best = min(best, y)
+    return {
+        "cpu": clock.cpu["total"],
+        "wall": clock.wall["total"],
+        "cpu_first_half": halves.cpu.get("first", 0.0),
+        "cpu_second_half": halves.cpu.get("second", 0.0),
+        "best": best,
+    }
+
+
+def run_botorch(d: int, budget: int, seed: int) -> dict[str, Any]:
+    problem = get_problem("ackley", dim=d, seed=seed)
+    n_init = max(2, min(2 * d, 20))
+    U = sobol(n_init, d, seed=seed)
+    Y = np.array([value(problem, problem.space.from_unit(u)) for u in U])
+    clock, halves = Clock(), Clock()
+    torch.manual_seed(seed)
+    bounds = torch.stack([torch.zeros(d), torch.ones(d)]).double()
+    for n in range(n_init, budget):
+        with clock.timed("total"), halves.timed("first" if n < budget // 2 else "second"):
+            X = torch.as_tensor(U, dtype=torch.float64)
+            Yt = -torch.as_tensor(Y, dtype=torch.float64).unsqueeze(-1)  # BoTorch maximizes
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                model = SingleTaskGP(X, Yt)
+                fit_gpytorch_mll(ExactMarginalLogLikelihood(model.likelihood, model))
+                acqf = qLogExpectedImprovement(model, best_f=Yt.max())
+                cand, _ = optimize_acqf(acqf, bounds, q=1, num_restarts=10, raw_samples=512)
+        u = cand.detach().numpy().reshape(-1)
+        U = np.vstack([U, u])
+        Y = np.append(Y, value(problem, problem.space.from_unit(u)))
+    return {
+        "cpu": clock.cpu["total"],
+        "wall": clock.wall["total"],
+        "cpu_first_half": halves.cpu.get("first", 0.0),
+        "cpu_second_half": halves.cpu.get("second", 0.0),
+        "best": float(Y.min()),
+    }
+
+
+def run(out: Path, only: str | None) -> None:
+    done = set()
+    if out.exists():
+        for line in out.read_text().splitlines():
+            r = json.loads(line)
+            done.add((r["d"], r["contender"], r["seed"]))
+    commit = subprocess.run(
+        ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+    ).stdout.strip()
+    for d, budget in CELLS:
+        for seed in SEEDS:
+            for name in CONTENDERS:
+                if (d, name, seed) in done or (only and only != name):
+                    continue
+                with limit_threads(1):
+                    if name in ISOLINE:
+                        r = run_isoline(name, ISOLINE[name], d, budget, seed)
+                    elif name == "optuna-gp":
+                        r = run_optuna(d, budget, seed)
+                    else:
+                        r = run_botorch(d, budget, seed)
+                r.update(d=d, budget=budget, contender=name, seed=seed, commit=commit)
+                with out.open("a") as fh:
+                    fh.write(json.dumps(r) + "\n")
+                print(
+                    f"d={d} {name} seed={seed}: {r['cpu']:.1f} s CPU, best {r['best']:.4g}",
+                    flush=True,
+                )
+
+
+def summary(out: Path) -> None:
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    print(
+        "| d | budget | contender | runs | suggestion CPU s (mean) | x GPSampler | wall s | fit share | acq share | final best (mean +- SEM) |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for d, budget in CELLS:
+        ref = [r["cpu"] for r in rows if r["d"] == d and r["contender"] == "optuna-gp"]
+        for name in CONTENDERS:
+            rs = [r for r in rows if r["d"] == d and r["contender"] == name]
+            if not rs:
+                continue
+            cpu = np.mean([r["cpu"] for r in rs])
+            best = np.array([r["best"] for r in rs])
+            sem = best.std(ddof=1) / np.sqrt(best.size) if best.size > 1 else float("nan")
+            ratio = f"{cpu / np.mean(ref):.2f}" if ref else "-"
+            fit = np.sum([r.get("cpu_fit", np.nan) for r in rs]) / np.sum([r["cpu"] for r in rs])
+            acq = np.sum([r.get("cpu_acquisition", np.nan) for r in rs]) / np.sum(
+                [r["cpu"] for r in rs]
+            )
+            print(
+                f"| {d} | {budget} | {name} | {len(rs)} | {cpu:.1f} | {ratio} | "
+                f"{np.mean([r['wall'] for r in rs]):.1f} | {fit:.2f} | {acq:.2f} | "
+                f"{best.mean():.3f} +- {sem:.3f} |"
+            )
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = p.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("run")
+    r.add_argument("--out", type=Path, required=True)
+    r.add_argument("--only", choices=CONTENDERS)
+    s = sub.add_parser("summary")
+    s.add_argument("--out", type=Path, required=True)
+    args = p.parse_args()
+    run(args.out, args.only) if args.cmd == "run" else summary(args.out)
+
+
+if __name__ == "__main__":
+    main()
