@@ -96,3 +96,37 @@ def test_bad_configurations_name_the_parameter() -> None:
         s.encode(dict(good, act="gelu"))
     with pytest.raises(ValueError, match=r"shape \(n, 9\)"):
         s.decode(np.zeros((2, 3)))
+
+
+def test_random_spaces_round_trip_through_the_encoding() -> None:
+    rng = np.random.default_rng(1)
+    for _ in range(30):
+        params = {}
+        for i in range(int(rng.integers(1, 6))):
+            kind = rng.integers(4)
+            if kind == 0:
+                lo = float(rng.uniform(-5, 5))
+                params[f"r{i}"] = Real(lo, lo + float(rng.uniform(0.1, 10)))
+            elif kind == 1:
+                lo = float(10 ** rng.uniform(-6, 0))
+                params[f"l{i}"] = Real(lo, lo * float(10 ** rng.uniform(0.5, 4)), log=True)
+            elif kind == 2:
+                lo = int(rng.integers(-20, 20))
+                params[f"k{i}"] = Integer(lo, lo + int(rng.integers(0, 50)), log=False)
+            else:
+                params[f"c{i}"] = Categorical(list(range(int(rng.integers(1, 5)))))
+        s = Space(params)
+        U = rng.random((50, s.dim))
+        configs = s.decode(U)
+        for c in configs:  # every decoded value lies in its parameter's range
+            for name, p in s.params.items():
+                if isinstance(p, Categorical):
+                    assert c[name] in p.choices
+                else:
+                    assert p.low <= c[name] <= p.high
+        for again, c in zip(s.decode(s.encode(configs)), configs):
+            for name, p in s.params.items():  # reals up to round-off of the warp, others exact
+                if isinstance(p, Real):
+                    assert again[name] == pytest.approx(c[name], rel=1e-12)
+                else:
+                    assert again[name] == c[name] and type(again[name]) is type(c[name])

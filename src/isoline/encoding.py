@@ -1,6 +1,6 @@
 """The one encoding of typed parameters into unit-cube columns, shared by every method.
 
-Each parameter of a :class:`~isoline.space.Space` owns a block of consecutive columns of
+Each parameter of a :class:`~isoline.params.Space` owns a block of consecutive columns of
 the encoded ``[0, 1]^dim`` cube:
 
 * **Real** ``(low, high)``: one column ``u = (g(x) - g(low)) / (g(high) - g(low))`` with
@@ -22,8 +22,9 @@ point that is actually evaluated, which is the transformation of Garrido-Merchan
 Hernandez-Lobato, "Dealing with categorical and integer-valued variables in Bayesian
 optimization with Gaussian processes", Neurocomputing 380 (2020).
 
-Every map here takes an array namespace ``xp`` (``numpy`` or ``torch``) so the NumPy
-path and the differentiable torch path (:mod:`isoline.rounding`) are one piece of code.
+Every map here takes an array namespace ``xp`` (``numpy`` or ``torch``) so a NumPy path
+and a differentiable torch path (for a rounding input transform inside a surrogate) can
+be one piece of code.
 Ties at an integer cell boundary resolve by round-half-to-even in both (``numpy.rint``
 and ``torch.round``), so the two paths agree exactly on the same ``float64`` input.
 """
