@@ -1,7 +1,16 @@
+from pathlib import Path
+
 import pytest
 
 from isoline.cli import main
 from isoline.store import Store
+
+
+def _bench(cfg: Path, db: str, out: Path) -> int:
+    """``isoline bench CFG`` in this process, quietly."""
+    return main(
+        ["bench", str(cfg), "--storage", db, "--out", str(out), "--workers", "1", "--quiet"]
+    )
 
 
 def test_methods_and_problems_listings(capsys) -> None:
@@ -46,22 +55,7 @@ def test_report_of_chosen_seeds(tmp_path, capsys) -> None:
         "name: t\nbudget: 4\nseeds: 3\nmethods: [random]\nproblems: [{name: rosenbrock, dim: 2}]\n"
     )
     db = str(tmp_path / "b.db")
-    assert (
-        main(
-            [
-                "bench",
-                str(cfg),
-                "--storage",
-                db,
-                "--out",
-                str(tmp_path / "all"),
-                "--workers",
-                "1",
-                "--quiet",
-            ]
-        )
-        == 0
-    )
+    assert _bench(cfg, db, tmp_path / "all") == 0
     assert (
         main(["report", str(cfg), "--storage", db, "--out", str(tmp_path / "r"), "--seeds", "0,2"])
         == 0
@@ -85,22 +79,7 @@ def test_report_of_chosen_problems(tmp_path, capsys) -> None:
                    "  - {name: rosenbrock, dim: 2, label: Rosen D=2}\n"
                    "  - {name: levy, dim: 3, label: Levy D=3}\n")  # fmt: skip
     db = str(tmp_path / "b.db")
-    assert (
-        main(
-            [
-                "bench",
-                str(cfg),
-                "--storage",
-                db,
-                "--out",
-                str(tmp_path / "all"),
-                "--workers",
-                "1",
-                "--quiet",
-            ]
-        )
-        == 0
-    )
+    assert _bench(cfg, db, tmp_path / "all") == 0
     out = tmp_path / "r"
     assert main(["report", str(cfg), "--storage", db, "--out", str(out), "--problems", "D=3$"]) == 0
     text = (out / "report.md").read_text()
