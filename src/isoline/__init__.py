@@ -8,16 +8,21 @@
 from isoline import designs, problems
 from isoline.methods.registry import MethodInfo, methods
 from isoline.optimizer import Optimizer, Result
+from isoline.params import Categorical, Integer, Real, Space
 from isoline.runs import ObjectiveError, minimize
 from isoline.space import Box
 from isoline.store import Store, StoreError
 
 __all__ = [
     "Box",
+    "Categorical",
+    "Integer",
     "MethodInfo",
     "ObjectiveError",
     "Optimizer",
+    "Real",
     "Result",
+    "Space",
     "Store",
     "StoreError",
     "designs",

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -10,6 +11,7 @@ import numpy as np
 
 from isoline.methods.registry import make_method
 from isoline.parallel import as_real
+from isoline.params import Space
 from isoline.space import Box
 from isoline.store import StudyRecord, Trial
 
@@ -23,7 +25,8 @@ class Optimizer:
     """Ask/tell interface in the user's units.
 
     Args:
-        space: the search box.
+        space: the search :class:`Box` (points are ``(d,)`` arrays) or typed
+            :class:`~isoline.params.Space` (points are configuration dicts).
         method: a registered method name (see :func:`isoline.methods`).
         seed: seed of every random choice; the same seed gives the same points.
         batch_size: points per :meth:`ask`.
@@ -38,7 +41,7 @@ class Optimizer:
 
     def __init__(
         self,
-        space: Box,
+        space: Box | Space,
         method: str = "gp-ei",
         seed: int = 0,
         batch_size: int = 1,
@@ -46,8 +49,8 @@ class Optimizer:
         init: str | None = None,
         **options: Any,
     ) -> None:
-        if not isinstance(space, Box):
-            raise TypeError(f"space must be an isoline.Box, got {type(space).__name__}")
+        if not isinstance(space, (Box, Space)):
+            raise TypeError(f"space must be an isoline.Box or Space, got {type(space).__name__}")
         if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and seed > MAX_SEED:
             raise ValueError(f"seed must be <= 2**63 - 1, got {seed}")
         self.space = space
@@ -55,7 +58,7 @@ class Optimizer:
         self.options = dict(options)
         common = {"seed": seed, "batch_size": batch_size, "n_init": n_init, "init": init}
         self.method = make_method(method, space.dim, **common, **options)
-        self._asked: dict[bytes, np.ndarray] = {}
+        self._asked: dict[bytes | str, np.ndarray] = {}
 
     @property
     def seed(self) -> int:
@@ -65,18 +68,22 @@ class Optimizer:
     def batch_size(self) -> int:
         return self.method.batch_size
 
-    def ask(self, n: int | None = None) -> np.ndarray:
-        """The next ``(n, d)`` points in user units (``n`` defaults to ``batch_size``)."""
+    def ask(self, n: int | None = None) -> Any:
+        """The next ``n`` points (``n`` defaults to ``batch_size``): an ``(n, d)`` array in
+        user units for a :class:`Box`, a list of ``n`` configurations for a Space."""
         return self.ask_with_unit(n)[0]
 
-    def ask_with_unit(self, n: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """The next points both in user units and as the method proposed them in the unit
-        cube: ``(X (n, d), U (n, d))``."""
+    def ask_with_unit(self, n: int | None = None) -> tuple[Any, np.ndarray]:
+        """The next points both as :meth:`ask` gives them and as the method proposed them
+        in the unit cube ``U (n, dim)``."""
         U = self.method.ask(n)
         X = self.space.from_unit(U)
         for x, u in zip(X, U):
-            self._asked[x.tobytes()] = u
+            self._asked[self._key(x)] = u
         return X, U
+
+    def _key(self, x: Any) -> bytes | str:
+        return Space.key(x) if isinstance(self.space, Space) else np.asarray(x).tobytes()
 
     def tell(self, X: np.ndarray, y: np.ndarray | list[float | None]) -> None:
         """Record ``y`` ``(n,)`` at ``X`` ``(n, d)``; NaN/inf/None mark failed evaluations.
@@ -88,6 +95,15 @@ class Optimizer:
                 the box, or ``y`` has another length.
             TypeError: a value of ``y`` is not a real number (or None).
         """
+        if isinstance(self.space, Space):
+            configs = _check_tell_configs(X, self.space)
+            y = _check_tell_values(y, len(configs))
+            known = [self._asked.pop(Space.key(c), None) for c in configs]
+            rows = [
+                u if u is not None else self.space.to_unit([c])[0] for u, c in zip(known, configs)
+            ]
+            self.method.tell(np.array(rows), y)
+            return
         X = _check_tell_points(X, self.space)
         y = _check_tell_values(y, X.shape[0])
         U = np.array([self._asked.pop(x.tobytes(), None) for x in X], dtype=object)
@@ -100,14 +116,15 @@ class Optimizer:
         self.method.tell(Uarr, y)
 
     @property
-    def best(self) -> tuple[np.ndarray, float] | None:
+    def best(self) -> tuple[Any, float] | None:
         """``(x, y)`` of the best finite observation in user units, or ``None``."""
         b = self.method.best
-        return None if b is None else (self.space.from_unit(b[0]), b[1])
+        return None if b is None else (self.space.from_unit(b[0][None])[0], b[1])
 
     @property
-    def history(self) -> tuple[np.ndarray, np.ndarray]:
-        """All observations ``(X (n, d) user units, y (n,))``; failed ones have NaN."""
+    def history(self) -> tuple[Any, np.ndarray]:
+        """All observations ``(X, y (n,))`` (``X`` as :meth:`ask` gives points); failed ones
+        have NaN."""
         return self.space.from_unit(self.method.X), self.method.y.copy()
 
 
@@ -133,6 +150,18 @@ def _check_tell_points(X: Any, space: Box) -> np.ndarray:
     return X
 
 
+def _check_tell_configs(X: Any, space: Space) -> list[dict[str, Any]]:
+    """``X`` as a non-empty list of configurations of ``space`` (each checked)."""
+    configs = [X] if isinstance(X, Mapping) else list(X)
+    if not configs:
+        raise ValueError("tell got no configurations")
+    for c in configs:
+        if not isinstance(c, Mapping):
+            raise TypeError(f"a Space takes configurations as dicts, got {type(c).__name__}")
+    space.to_unit(configs)  # names the parameter of any bad value
+    return [dict(c) for c in configs]
+
+
 def _check_tell_values(y: Any, n: int) -> np.ndarray:
     values = np.ravel(np.asarray(y, dtype=object)) if not np.isscalar(y) else [y]
     out = np.empty(len(values))
@@ -150,9 +179,9 @@ def _check_tell_values(y: Any, n: int) -> np.ndarray:
 class Result:
     """Outcome of :func:`minimize` (arrays in user units, evaluation order)."""
 
-    x: np.ndarray | None
+    x: Any
     fun: float
-    x_iters: np.ndarray
+    x_iters: Any
     func_vals: np.ndarray
     status: list[str]
     errors: list[str | None]
@@ -196,15 +225,26 @@ class Result:
         return ax
 
     @classmethod
-    def from_trials(cls, rec: StudyRecord, trials: list[Trial], storage: str) -> Result:
+    def from_trials(
+        cls, rec: StudyRecord, trials: list[Trial], storage: str, space: Box | Space | None = None
+    ) -> Result:
+        """The result of a stored study; with a typed ``space`` the points are its
+        configurations (decoded from the stored unit-cube points, so choices keep their
+        own objects), otherwise ``(n, d)`` arrays."""
         done = [t for t in trials if t.status != "pending"]
-        d = len(rec.space["lower"])
-        X = np.array([t.x for t in done]).reshape(-1, d)
+        X: Any
+        if isinstance(space, Space):
+            X = space.from_unit(np.array([t.u for t in done]).reshape(-1, space.dim))
+        else:
+            d = len(rec.space["lower"])
+            X = np.array([t.x for t in done]).reshape(-1, d)
         y = np.array([np.nan if t.y is None else t.y for t in done], dtype=float)
         ok = np.flatnonzero(np.isfinite(y))
         best = ok[np.argmin(y[ok])] if ok.size else None
         return cls(
-            x=None if best is None else X[best].copy(),
+            x=None
+            if best is None
+            else (dict(X[best]) if isinstance(space, Space) else X[best].copy()),
             fun=float("nan") if best is None else float(y[best]),
             x_iters=X,
             func_vals=y,

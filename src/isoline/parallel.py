@@ -20,7 +20,7 @@ import pickle
 import threading
 import time
 import traceback
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any
@@ -73,7 +73,7 @@ def as_real(v: Any) -> float:
     raise TypeError(f"expected a real number, got {type(v).__name__} {text}")
 
 
-def evaluate(f: Callable[..., Any], x: np.ndarray, number: int | None = None) -> Outcome:
+def evaluate(f: Callable[..., Any], x: Any, number: int | None = None) -> Outcome:
     """Call ``f(x)`` and classify the result; never raises for an ordinary exception.
 
     ``f`` gets a read-only copy of ``x`` and returns a real number (see :func:`as_real`),
@@ -85,8 +85,11 @@ def evaluate(f: Callable[..., Any], x: np.ndarray, number: int | None = None) ->
     """
     started = time.time()
     info: dict[str, Any] | None = None
-    x = np.array(x, dtype=float)
-    x.setflags(write=False)
+    if isinstance(x, Mapping):
+        x = dict(x)  # a configuration of a typed Space: the objective gets its own copy
+    else:
+        x = np.array(x, dtype=float)
+        x.setflags(write=False)
     try:
         if number is not None and getattr(f, "takes_trial_number", False):
             out = f(x, number=number)
@@ -111,7 +114,7 @@ def evaluate(f: Callable[..., Any], x: np.ndarray, number: int | None = None) ->
 
 def evaluate_batch(
     f: Callable[..., Any],
-    X: np.ndarray,
+    X: np.ndarray | Sequence[Any],
     executor: Any = None,
     numbers: Sequence[int] | None = None,
     on_start: Callable[[list[int]], None] | None = None,

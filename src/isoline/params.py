@@ -14,6 +14,7 @@ variables in Bayesian optimization with Gaussian processes", Neurocomputing 2020
 
 from __future__ import annotations
 
+import json
 import math
 import numbers
 from collections.abc import Iterable, Mapping, Sequence
@@ -147,6 +148,14 @@ class Categorical:
         raise ValueError(f"{value!r} is not one of the choices {self.choices}")
 
 
+def _jsonable(v: Any) -> bool:
+    try:
+        json.dumps(v, allow_nan=False)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
 def _same(a: Any, b: Any) -> bool:
     """Equality that does not conflate ``True`` with ``1`` or ``1`` with ``1.0``."""
     if type(a) is not type(b):
@@ -246,6 +255,42 @@ class Space:
             else:
                 R[:, s.start] = np.clip(U[:, s.start], 0.0, 1.0)
         return R
+
+    # -- the space protocol of Optimizer and minimize (shared with Box) ------------------
+    def from_unit(self, U: np.ndarray) -> list[dict[str, Any]]:
+        """Configurations of encoded points (:meth:`decode`)."""
+        return self.decode(U)
+
+    def to_unit(self, configs: Sequence[Mapping[str, Any]]) -> np.ndarray:
+        """``(n, dim)`` encoded points of configurations (:meth:`encode`)."""
+        return np.atleast_2d(self.encode(list(configs)))
+
+    @staticmethod
+    def key(config: Mapping[str, Any]) -> str:
+        """A text that two configurations share exactly when they are equal."""
+        return json.dumps(
+            {k: [type(v).__name__, v] for k, v in sorted(config.items())}, default=repr
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON description (stored with a study; a resumed study must match it)."""
+        out: list[dict[str, Any]] = []
+        for name, p in self.params.items():
+            if isinstance(p, Real):
+                out.append({"name": name, "type": "real", "low": p.low, "high": p.high,
+                            "log": p.log, "logit": p.logit})  # fmt: skip
+            elif isinstance(p, Integer):
+                out.append({"name": name, "type": "integer", "low": p.low, "high": p.high,
+                            "log": p.log})  # fmt: skip
+            else:
+                choices = [json.loads(json.dumps(c)) if _jsonable(c) else repr(c) for c in p.choices]
+                out.append({"name": name, "type": "categorical", "choices": choices})
+        return {"params": out}
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Space) and self.params == other.params
+
+    __hash__ = None  # type: ignore[assignment]
 
     def _encode_one(self, name: str, p: Param, value: Any) -> np.ndarray:
         if isinstance(p, Categorical):

@@ -23,6 +23,7 @@ import numpy as np
 
 from isoline.optimizer import Optimizer, Result
 from isoline.parallel import evaluate_batch, make_executor, shutdown_executor
+from isoline.params import Space
 from isoline.space import Box
 from isoline.store import RESUME_FORMATS, Store, StoreError, StudyRecord, Trial
 
@@ -35,7 +36,7 @@ class ObjectiveError(RuntimeError):
 
 def minimize(
     f: Callable[[np.ndarray], Any],
-    space: Box,
+    space: Box | Space,
     method: str = "gp-ei",
     budget: int = 50,
     seed: int = 0,
@@ -97,8 +98,8 @@ def minimize(
     """
     if not callable(f):
         raise TypeError(f"f must be callable, got {type(f).__name__}")
-    if not isinstance(space, Box):
-        raise TypeError(f"space must be an isoline.Box, got {type(space).__name__}")
+    if not isinstance(space, (Box, Space)):
+        raise TypeError(f"space must be an isoline.Box or Space, got {type(space).__name__}")
     budget = _count(budget, "budget", 1)
     max_attempts = _count(max_attempts, "max_attempts", 1)
     if max_initial_failures is not None:
@@ -134,7 +135,7 @@ def minimize(
                     shutdown_executor(pool, kill=False)
             finally:
                 run.lease.release()
-            return Result.from_trials(run.rec, store.trials(run.rec), store.path)
+            return Result.from_trials(run.rec, store.trials(run.rec), store.path, space)
         finally:
             if own_store:
                 store.close()
@@ -210,11 +211,11 @@ class _Run:
             if self.todo or self.done:
                 in_flight = sorted(self.todo + self.done, key=lambda t: t.number)
                 ys = {t.number: (np.nan if t.y is None else t.y) for t in self.done}
-                ys.update(self._evaluate(f, [t.x for t in self.todo], [t.number for t in self.todo],
+                ys.update(self._evaluate(f, self._points(self.todo), [t.number for t in self.todo],
                                          pool, bar, raise_on_error, failures))  # fmt: skip
-                X = np.array([t.x for t in in_flight])
+                X = self._points(in_flight)
                 self.opt.tell(X, [ys[t.number] for t in in_flight])
-                if _stop(callback, self.store, self.rec):
+                if _stop(callback, self.store, self.rec, self.opt.space):
                     return
             while n_total < self.budget:
                 q = min(self.opt.batch_size, self.budget - n_total)
@@ -224,11 +225,21 @@ class _Run:
                 n_total += q
                 ys = self._evaluate(f, list(X), numbers, pool, bar, raise_on_error, failures)
                 self.opt.tell(X, [ys[n] for n in numbers])
-                if _stop(callback, self.store, self.rec):
+                if _stop(callback, self.store, self.rec, self.opt.space):
                     return
             self.store.mark_finished(self.rec)
         finally:
             bar.close()
+
+    def _points(self, trials: list[Trial]) -> Any:
+        """The stored trials' points as the objective takes them: arrays for a Box; for a
+        typed Space, the configurations decoded from the stored unit-cube points (so every
+        choice is its own object again, whatever its JSON form in the store)."""
+        if isinstance(self.opt.space, Space):
+            if not trials:
+                return []
+            return self.opt.space.from_unit(np.array([t.u for t in trials], dtype=float))
+        return np.array([t.x for t in trials])
 
     def _evaluate(
         self,
@@ -248,7 +259,10 @@ class _Run:
         def started(rows: list[int]) -> None:
             self.store.mark_started(self.rec, [numbers[i] for i in rows])
 
-        for i, out in evaluate_batch(f, np.array(X, dtype=float).reshape(len(X), -1), pool,
+        rows = (
+            X if isinstance(self.opt.space, Space) else np.array(X, dtype=float).reshape(len(X), -1)
+        )
+        for i, out in evaluate_batch(f, rows, pool,
                                      numbers, on_start=started):  # fmt: skip
             self.store.record_result(self.rec, numbers[i], out.y, out.status, out.error,
                                      out.info, out.started, out.finished)  # fmt: skip
@@ -288,7 +302,7 @@ class _FailureWatch:
             )
 
 
-def _check_same_settings(rec: StudyRecord, s: _Settings, space: Box) -> None:
+def _check_same_settings(rec: StudyRecord, s: _Settings, space: Box | Space) -> None:
     if rec.resume_format not in RESUME_FORMATS:
         raise StoreError(
             f"study {rec.name!r} was written with resume format {rec.resume_format!r}; this "
@@ -344,13 +358,18 @@ def _replay(
         )
     for b in range(rec.state_batch + 1):
         batch = by_batch[b]
-        X = opt.ask(len(batch))
-        stored = np.array([t.x for t in batch], dtype=float).reshape(X.shape)
-        if not np.array_equal(X, stored):
-            row = int(np.flatnonzero(~np.all(X == stored, axis=1))[0])
+        X, U = opt.ask_with_unit(len(batch))
+        asked = U if isinstance(opt.space, Space) else X
+        stored = (
+            np.array([t.u for t in batch], dtype=float)
+            if isinstance(opt.space, Space)
+            else np.array([t.x for t in batch], dtype=float)
+        ).reshape(asked.shape)
+        if not np.array_equal(asked, stored):
+            row = int(np.flatnonzero(~np.all(asked == stored, axis=1))[0])
             raise StoreError(
                 f"cannot resume study {rec.name!r}: replaying its history proposes trial "
-                f"{batch[row].number} at {X[row].tolist()} but the stored trial is at "
+                f"{batch[row].number} at {asked[row].tolist()} but the stored trial is at "
                 f"{stored[row].tolist()}. The study was written by isoline "
                 f"{rec.attrs.get('isoline', '< 0.1')} and this is {_version()}; the method "
                 "does not reproduce it. All its evaluations stay in the store; start a new "
@@ -368,10 +387,15 @@ def _replay(
     )
 
 
-def _stop(callback: Callable[[Result], bool | None] | None, store: Store, rec: StudyRecord) -> bool:
+def _stop(
+    callback: Callable[[Result], bool | None] | None,
+    store: Store,
+    rec: StudyRecord,
+    space: Box | Space,
+) -> bool:
     if callback is None:
         return False
-    return bool(callback(Result.from_trials(rec, store.trials(rec), store.path)))
+    return bool(callback(Result.from_trials(rec, store.trials(rec), store.path, space)))
 
 
 def _jsonable(d: dict[str, Any]) -> dict[str, Any]:
