@@ -283,7 +283,9 @@ class Space:
                 out.append({"name": name, "type": "integer", "low": p.low, "high": p.high,
                             "log": p.log})  # fmt: skip
             else:
-                choices = [json.loads(json.dumps(c)) if _jsonable(c) else repr(c) for c in p.choices]
+                choices = [
+                    json.loads(json.dumps(c)) if _jsonable(c) else repr(c) for c in p.choices
+                ]
                 out.append({"name": name, "type": "categorical", "choices": choices})
         return {"params": out}
 
