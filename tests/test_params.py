@@ -130,3 +130,20 @@ def test_random_spaces_round_trip_through_the_encoding() -> None:
                     assert again[name] == pytest.approx(c[name], rel=1e-12)
                 else:
                     assert again[name] == c[name] and type(again[name]) is type(c[name])
+
+
+def test_finite_spaces_count_and_enumerate_their_configurations() -> None:
+    space = Space({"k": Integer(2, 4), "c": Categorical(["a", None]), "b": Integer(1, 1)})
+    assert space.n_configs == 6 and space.discrete
+    grid = space.grid()
+    assert grid.shape == (6, space.dim)
+    configs = space.decode(grid)
+    assert len({Space.key(c) for c in configs}) == 6
+    assert space.discrete_columns == [0, 1, 2, 3]
+    mixed = Space({"x": Real(0, 1), "c": Categorical(["a", "b"])})
+    assert mixed.n_configs is None and mixed.discrete_columns == [1, 2]
+    with pytest.raises(ValueError, match="infinitely many"):
+        mixed.grid()
+    with pytest.raises(ValueError, match="limit"):
+        Space({"k": Integer(0, 999), "j": Integer(0, 999)}).grid()
+    assert not Space({"x": Real(0, 1)}).discrete

@@ -27,7 +27,7 @@ from __future__ import annotations
 import copy
 import math
 import warnings
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
 import numpy as np
@@ -39,8 +39,10 @@ from botorch.acquisition import (
 )
 from botorch.acquisition.objective import ScalarizedPosteriorTransform
 from botorch.exceptions.warnings import BadInitialCandidatesWarning, OptimizationWarning
+from botorch.generation.gen import gen_candidates_scipy
 from botorch.models.model import Model
 from botorch.optim import optimize_acqf
+from botorch.optim.initializers import gen_batch_initial_conditions
 from botorch.posteriors.gpytorch import GPyTorchPosterior
 from torch.quasirandom import SobolEngine
 
@@ -88,6 +90,7 @@ def maximize(
     fixed_features: Mapping[int, float] | None = None,
     initial_conditions: np.ndarray | None = None,
     options: Mapping[str, object] | None = None,
+    discrete: Sequence[int] | None = None,
 ) -> tuple[np.ndarray, float]:
     """Maximize ``acqf`` over ``q`` points in a box of ``[0, 1]^d``.
 
@@ -103,6 +106,11 @@ def maximize(
         initial_conditions: ``(num_restarts, q, d)`` starting points instead of raw
             sampling (e.g. the best of a candidate set).
         options: passed to ``optimize_acqf`` (e.g. ``{"maxiter": 200, "batch_limit": 5}``).
+        discrete: columns on which ``acqf`` is piecewise constant (the integer and
+            categorical columns of a typed space under a rounding model). Each restart
+            then keeps the values of its starting point there and L-BFGS-B moves only the
+            other columns; the starts are chosen among the raw samples as usual. With no
+            other column the best start is the answer.
 
     Returns:
         ``X (q, d)`` numpy array and the acquisition value of the batch ``acqf(X)``.
@@ -123,6 +131,9 @@ def maximize(
         ics = torch.max(torch.min(ics, B[1]), B[0])
     opts: dict[str, Any] = dict(options or {})
     scaled = _in_range(acqf, B, q, ff)
+    held = sorted(set(discrete or ()) - set(ff or {}))
+    if held:
+        return _maximize_held(scaled, acqf, B, q, held, num_restarts, raw_samples, ff, ics, opts)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", OptimizationWarning)
@@ -146,6 +157,51 @@ def maximize(
         if torch.isfinite(X).all() and math.isfinite(value):
             return X.numpy().copy(), value
     except RuntimeError:  # numerical failures (NotPSDError, NanError, gradient errors)
+        pass
+    return _best_raw(acqf, B, q, raw_samples, ff)
+
+
+def _maximize_held(
+    scaled: AcquisitionFunction,
+    acqf: AcquisitionFunction,
+    B: torch.Tensor,
+    q: int,
+    held: list[int],
+    num_restarts: int,
+    raw_samples: int,
+    ff: dict[int, float] | None,
+    ics: torch.Tensor | None,
+    opts: dict[str, Any],
+) -> tuple[np.ndarray, float]:
+    """:func:`maximize` with the ``held`` columns of each restart kept at its start."""
+    d = B.shape[1]
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", OptimizationWarning)
+            warnings.simplefilter("ignore", BadInitialCandidatesWarning)
+            warnings.filterwarnings(
+                "ignore", message="Optimization failed", category=RuntimeWarning
+            )
+            if ics is None:
+                ics = gen_batch_initial_conditions(
+                    scaled, B, q, num_restarts, raw_samples, fixed_features=ff
+                )
+            fixed: dict[int, float | torch.Tensor] = dict(ff or {})
+            fixed.update({c: ics[..., c] for c in held})
+            if len(fixed) < d:
+                cands, vals = gen_candidates_scipy(
+                    ics, scaled, B[0], B[1], options=opts, fixed_features=fixed
+                )
+            else:
+                cands = ics
+                with torch.no_grad():
+                    vals = scaled(ics)
+        X = cands[int(torch.argmax(vals))].detach().reshape(q, d)
+        X = _distinct(acqf, X, B, raw_samples, ff)
+        value = _value(acqf, X)
+        if torch.isfinite(X).all() and math.isfinite(value):
+            return X.numpy().copy(), value
+    except RuntimeError:
         pass
     return _best_raw(acqf, B, q, raw_samples, ff)
 

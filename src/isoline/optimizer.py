@@ -56,9 +56,40 @@ class Optimizer:
         self.space = space
         self.method_name = method
         self.options = dict(options)
-        common = {"seed": seed, "batch_size": batch_size, "n_init": n_init, "init": init}
+        common: dict[str, Any] = {
+            "seed": seed,
+            "batch_size": batch_size,
+            "n_init": n_init,
+            "init": init,
+        }
+        if isinstance(space, Space):
+            common["space"] = space
         self.method = make_method(method, space.dim, **common, **options)
         self._asked: dict[bytes | str, np.ndarray] = {}
+
+    @classmethod
+    def from_history(
+        cls, space: Box | Space, X: Any, y: Any, method: str = "gp-ei", **kwargs: Any
+    ) -> Optimizer:
+        """An optimizer that starts from known evaluations ``X``, ``y`` (as :meth:`tell`
+        takes them); ``**kwargs`` as the constructor's. The known points take the place of
+        the initial-design points nearest them."""
+        opt = cls(space, method, **kwargs)
+        opt.tell(X, y)
+        return opt
+
+    def enqueue(self, X: Any) -> None:
+        """Ask the points ``X`` first (an ``(n, d)`` array in user units for a Box, a list
+        of configurations for a Space), each in place of the nearest initial-design point.
+
+        Raises:
+            ValueError, TypeError: as :meth:`tell` for a bad point.
+        """
+        if isinstance(self.space, Space):
+            U = self.space.to_unit(_check_tell_configs(X, self.space))
+        else:
+            U = np.clip(self.space.to_unit(_check_tell_points(X, self.space)), 0.0, 1.0)
+        self.method.enqueue(U)
 
     @property
     def seed(self) -> int:

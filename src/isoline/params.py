@@ -14,6 +14,7 @@ variables in Bayesian optimization with Gaussian processes", Neurocomputing 2020
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import numbers
@@ -207,6 +208,50 @@ class Space:
     @property
     def names(self) -> list[str]:
         return list(self.params)
+
+    @property
+    def discrete(self) -> bool:
+        """Whether any parameter is an Integer or a Categorical."""
+        return any(not isinstance(p, Real) for p in self.params.values())
+
+    @property
+    def discrete_columns(self) -> list[int]:
+        """Encoded columns of the Integer and Categorical parameters."""
+        return [
+            c
+            for name, p in self.params.items()
+            if not isinstance(p, Real)
+            for c in range(self.blocks[name].start, self.blocks[name].stop)
+        ]
+
+    @property
+    def n_configs(self) -> int | None:
+        """The number of distinct configurations, ``None`` if a Real makes it infinite."""
+        n = 1
+        for p in self.params.values():
+            if isinstance(p, Real):
+                return None
+            n *= p.width if isinstance(p, Categorical) else p.high - p.low + 1
+        return n
+
+    def grid(self, limit: int = 100_000) -> np.ndarray:
+        """``(n_configs, dim)`` encodings of every configuration of a finite space.
+
+        Raises:
+            ValueError: the space has a Real parameter or more than ``limit`` configurations.
+        """
+        n = self.n_configs
+        if n is None or n > limit:
+            raise ValueError(
+                f"the space has {n or 'infinitely many'} configurations (limit {limit})"
+            )
+        values: list[list[Any]] = []
+        for p in self.params.values():
+            if isinstance(p, Categorical):
+                values.append(list(p.choices))
+            elif isinstance(p, Integer):
+                values.append(list(range(p.low, p.high + 1)))
+        return self.encode([dict(zip(self.params, combo)) for combo in itertools.product(*values)])
 
     def encode(self, configs: Mapping[str, Any] | Sequence[Mapping[str, Any]]) -> np.ndarray:
         """``(n, dim)`` encoded points of ``n`` configurations (``(dim,)`` for one)."""

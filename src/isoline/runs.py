@@ -35,7 +35,7 @@ class ObjectiveError(RuntimeError):
 
 
 def minimize(
-    f: Callable[[np.ndarray], Any],
+    f: Callable[[Any], Any],
     space: Box | Space,
     method: str = "gp-ei",
     budget: int = 50,
@@ -51,6 +51,8 @@ def minimize(
     init: str | None = None,
     max_attempts: int = 3,
     max_initial_failures: int | None = 5,
+    x0: Any = None,
+    y0: Any = None,
     **options: Any,
 ) -> Result:
     """Minimize ``f`` over ``space`` with ``budget`` evaluations.
@@ -91,6 +93,14 @@ def minimize(
         max_initial_failures: if each of the first this many evaluations of this call
             fails (e.g. an objective with a wrong signature), stop with
             :class:`ObjectiveError` instead of spending the budget; ``None`` never stops.
+        x0: points to start from, as the objective takes them (an ``(n, d)`` array for a
+            Box, a list of configurations for a Space). Without ``y0`` they are evaluated
+            first (they count in ``budget``); each takes the place of the initial-design
+            point nearest it.
+        y0: the known values at ``x0`` (NaN/None for failed ones): the method starts from
+            these evaluations, which count neither in ``budget`` nor in the :class:`Result`,
+            and they take the place of the initial-design points nearest them. ``x0`` and
+            ``y0`` are stored with the study; a resume must give the same.
 
     If this process receives SIGTERM while the run is in progress (and no other SIGTERM
     handler is installed), the run stops as after Ctrl-C: worker processes are stopped,
@@ -111,9 +121,17 @@ def minimize(
             f"storage must be a file path, a Store or None, got {type(storage).__name__}"
         )
     opt = Optimizer(space, method, seed, batch_size, n_init=n_init, init=init, **options)
-    settings = _Settings(
-        method, seed, batch_size, budget, _jsonable(dict(options, n_init=n_init, init=init))
-    )
+    stored_options = dict(options, n_init=n_init, init=init)
+    if x0 is not None:
+        stored_options["x0"] = x0 if isinstance(space, Space) else np.asarray(x0, dtype=float)
+        if y0 is None:
+            opt.enqueue(x0)
+        else:
+            opt.tell(x0, y0)
+            stored_options["y0"] = np.asarray(y0, dtype=object)
+    elif y0 is not None:
+        raise ValueError("y0 needs the points x0 it was measured at")
+    settings = _Settings(method, seed, batch_size, budget, _jsonable(stored_options))
     with _sigterm_ends_run():
         own_store = not isinstance(storage, Store)
         store = (

@@ -26,8 +26,13 @@ The checks: points of the right shape inside the bounds; the same seed gives the
 points and another seed other points; batches of distinct points (batch methods) or a
 clear refusal; failed evaluations (an exception, NaN, inf) recorded while the run goes on;
 an interrupted run resumed from its store continues the uninterrupted trajectory; the
-optimizer pickles and the copy continues identically; unknown options are named; and
-(marked ``slow``) adaptive methods beat random search clearly on a smooth bowl.
+optimizer pickles and the copy continues identically; unknown options are named; known
+data and enqueued points take the place of the initial-design points nearest them; on a
+mixed space (log-scaled real, integer, log-scaled integer, categorical) every value has
+its exact type and lies in its range, the same seed repeats the run, an interrupted run
+resumes exactly, batches hold distinct configurations and no configuration is proposed
+twice while unseen ones remain; and (marked ``slow``) adaptive methods beat random
+search clearly on a smooth bowl.
 
 Needs pytest (``pip install isoline[dev]``).
 """
@@ -45,7 +50,7 @@ import pytest
 import isoline as iso
 from isoline.methods.registry import get_method
 
-__all__ = ["MethodConformance", "bowl"]
+__all__ = ["MethodConformance", "bowl", "mixed_bowl", "mixed_space"]
 
 
 def bowl(x: np.ndarray) -> float:
@@ -55,6 +60,47 @@ def bowl(x: np.ndarray) -> float:
 
 def _box(d: int) -> iso.Box:
     return iso.Box([-1.0] * d, [2.0] * d)
+
+
+#: a categorical choice that is neither a string nor a number (must come back as itself)
+_NONE_CHOICE = None
+
+
+def mixed_space() -> iso.Space:
+    """A space with one parameter of each kind (encoded dimension 7)."""
+    return iso.Space(
+        {
+            "lr": iso.Real(1e-4, 1e-1, log=True),
+            "x": iso.Real(-2.0, 3.0),
+            "layers": iso.Integer(1, 6),
+            "width": iso.Integer(8, 512, log=True),
+            "act": iso.Categorical(["relu", "tanh", _NONE_CHOICE]),
+        }
+    )
+
+
+def mixed_bowl(c: dict[str, Any]) -> float:
+    """A smooth function of a :func:`mixed_space` configuration (minimum 0)."""
+    penalty = {"relu": 0.0, "tanh": 0.3, _NONE_CHOICE: 0.6}[c["act"]]
+    return float(
+        (np.log10(c["lr"]) + 2.5) ** 2
+        + 0.2 * (c["x"] - 0.5) ** 2
+        + 0.05 * (c["layers"] - 4) ** 2
+        + 0.1 * (np.log2(c["width"]) - 6) ** 2
+        + penalty
+    )
+
+
+def _check_config(space: iso.Space, c: dict[str, Any]) -> None:
+    assert list(c) == space.names
+    for name, p in space.params.items():
+        v = c[name]
+        if isinstance(p, iso.Real):
+            assert type(v) is float and p.low <= v <= p.high, (name, v)
+        elif isinstance(p, iso.Integer):
+            assert type(v) is int and p.low <= v <= p.high, (name, v)
+        else:
+            assert any(v is choice for choice in p.choices), (name, v)
 
 
 def _mean_final(method: str, d: int, budget: int, seeds: range) -> float:
@@ -172,6 +218,69 @@ class MethodConformance:
     def test_unknown_option_is_named(self, method: str) -> None:
         with pytest.raises(TypeError, match="no_such_option"):
             iso.Optimizer(_box(2), method, no_such_option=1)
+
+    def test_known_data_replaces_nearest_design_points(self, method: str) -> None:
+        space = _box(2)
+        fresh = iso.Optimizer(space, method, seed=4, n_init=4)
+        design = np.vstack([fresh.ask() for _ in range(4)])
+        known = design[:2]
+        warm = iso.Optimizer.from_history(space, known, [bowl(x) for x in known],
+                                          method=method, seed=4, n_init=4)  # fmt: skip
+        np.testing.assert_array_equal(np.vstack([warm.ask(), warm.ask()]), design[2:])
+        queued = iso.Optimizer(space, method, seed=4, n_init=4)
+        first = np.array([[0.5, -0.5], design[3]])
+        queued.enqueue(first)
+        served = np.vstack([queued.ask() for _ in range(4)])
+        np.testing.assert_allclose(served[:2], first)
+        assert not any(np.allclose(design[3], row) for row in served[2:])
+
+    def test_mixed_space_types_ranges_and_determinism(self, method: str) -> None:
+        space = mixed_space()
+        runs = [iso.minimize(mixed_bowl, space, method, budget=10, seed=2, n_init=4)
+                for _ in range(2)]  # fmt: skip
+        for c in runs[0].x_iters:
+            _check_config(space, c)
+        assert isinstance(runs[0].x, dict) and np.isfinite(runs[0].fun)
+        assert runs[0].x_iters == runs[1].x_iters
+        keys = [iso.Space.key(c) for c in runs[0].x_iters]
+        assert len(set(keys)) == len(keys), "a configuration was proposed twice"
+
+    def test_mixed_space_batches_are_distinct(self, method: str) -> None:
+        if not get_method(method).supports_batch:
+            return
+        opt = iso.Optimizer(mixed_space(), method, seed=1, batch_size=3, n_init=3)
+        keys: list[str] = []
+        for _ in range(3):
+            batch = opt.ask()
+            keys += [iso.Space.key(c) for c in batch]
+            opt.tell(batch, [mixed_bowl(c) for c in batch])
+        assert len(set(keys)) == len(keys), "a configuration was proposed twice"
+
+    def test_finite_space_is_covered_before_any_repeat(self, method: str) -> None:
+        space = iso.Space({"k": iso.Integer(0, 2), "c": iso.Categorical(["a", "b"])})
+        res = iso.minimize(lambda c: c["k"] + (c["c"] == "b"), space, method, budget=8,
+                           seed=0, n_init=2)  # fmt: skip
+        keys = [iso.Space.key(c) for c in res.x_iters]
+        assert len(set(keys[:6])) == 6 and len(keys) == 8
+
+    def test_mixed_space_resume_reproduces_trajectory(self, method: str, tmp_path: Path) -> None:
+        batch_size = 2 if get_method(method).supports_batch else 1
+        kw: dict[str, Any] = dict(budget=10, seed=3, batch_size=batch_size, n_init=4)
+        full = iso.minimize(mixed_bowl, mixed_space(), method, **kw)
+        calls = {"n": 0}
+
+        def crashing(c: dict[str, Any]) -> float:
+            calls["n"] += 1
+            if calls["n"] == 7:
+                raise KeyboardInterrupt
+            return mixed_bowl(c)
+
+        db = str(tmp_path / "mixed.db")
+        with pytest.raises(KeyboardInterrupt):
+            iso.minimize(crashing, mixed_space(), method, storage=db, study="s", **kw)
+        resumed = iso.minimize(mixed_bowl, mixed_space(), method, storage=db, study="s", **kw)
+        assert resumed.x_iters == full.x_iters
+        np.testing.assert_array_equal(resumed.func_vals, full.func_vals)
 
     @pytest.mark.slow
     @pytest.mark.parametrize(("d", "budget"), [(2, 20), (6, 40)])

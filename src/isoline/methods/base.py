@@ -34,6 +34,7 @@ import numpy as np
 import torch
 
 from isoline.designs import initial_design
+from isoline.params import Space
 from isoline.threads import single_threaded
 from isoline.validation import check_int
 
@@ -77,6 +78,14 @@ class Method:
         n_init: initial-design size; ``None`` takes the class default
             :meth:`default_n_init`. It is rounded up to a multiple of ``batch_size``.
         init: initial-design kind, one of :data:`isoline.designs.INIT_DESIGNS`.
+        space: the typed :class:`~isoline.params.Space` whose encoding the cube is, if any.
+            Then :meth:`ask` serves every point rounded to the configuration it decodes to
+            (:meth:`Space.round`), never two points of one configuration in a batch, and
+            no configuration already evaluated or pending while unseen ones remain.
+
+    Known data: points told that were never served (warm start) take the place of the
+    initial-design points nearest to them, one each, so no design point is served next to
+    given data.
     """
 
     name: ClassVar[str] = ""
@@ -100,8 +109,15 @@ class Method:
         batch_size: int = 1,
         n_init: int | None = None,
         init: str | None = None,
+        space: Space | None = None,
     ) -> None:
         self.dim = check_int(dim, "dim", 1)
+        if space is not None:
+            if not isinstance(space, Space):
+                raise TypeError(f"space must be an isoline.Space, got {type(space).__name__}")
+            if space.dim != self.dim:
+                raise ValueError(f"space encodes {space.dim} columns but dim is {self.dim}")
+        self.space = space
         self.seed = check_int(seed, "seed", 0)
         self.batch_size = check_int(batch_size, "batch_size", 1)
         if self.batch_size > 1 and not self.supports_batch:
@@ -116,6 +132,12 @@ class Method:
         self.X = np.empty((0, self.dim))
         self.y = np.empty(0)
         self.n_asked = 0
+        #: initial-design points not served yet
+        self._design = self._init_points.copy()
+        #: served row (bytes) -> the rows as proposed, in serving order, until told
+        self._served: dict[bytes, list[np.ndarray]] = {}
+        #: rounded rows (bytes) of every configuration evaluated or pending (typed spaces)
+        self._seen: set[bytes] = set()
 
     @classmethod
     def default_n_init(cls, dim: int) -> int:
@@ -131,9 +153,8 @@ class Method:
         floating-point sums, which a model-based search can amplify into different points).
         """
         q = self.batch_size if q is None else check_int(q, "q", 1)
-        served = self.n_asked
-        if served < len(self._init_points):
-            X = self._init_points[served : served + q]
+        if len(self._design):
+            X, self._design = self._design[:q], self._design[q:]
             if len(X) < q:
                 X = np.vstack([X, self.rng.random((q - len(X), self.dim))])
         elif self.needs_data and np.isfinite(self.y).sum() < 2:
@@ -149,7 +170,44 @@ class Method:
             if not np.all(np.isfinite(X)):
                 raise RuntimeError(f"{type(self).__name__}.propose returned non-finite points")
         self.n_asked += q
-        return np.clip(X, 0.0, 1.0)
+        proposed = np.clip(X, 0.0, 1.0)
+        served = proposed if self.space is None else self._distinct(proposed)
+        for p, s in zip(proposed, served):
+            self._served.setdefault(s.tobytes(), []).append(p)
+        return served
+
+    def _distinct(self, X: np.ndarray) -> np.ndarray:
+        """``X`` rounded to configurations, each unseen one kept and every repeat replaced
+        by an unseen configuration near it (a repeat stays only if none is left)."""
+        assert self.space is not None
+        R = self.space.round(X)
+        for i, r in enumerate(R):
+            key = r.tobytes()
+            if key in self._seen:
+                alt = self._unseen_near(r)
+                if alt is not None:
+                    R[i], key = alt, alt.tobytes()
+            self._seen.add(key)
+        return R
+
+    def _unseen_near(self, u: np.ndarray) -> np.ndarray | None:
+        """An unseen configuration near ``u``: Gaussian steps of growing width, then
+        uniform draws, then (finite spaces) every configuration; ``None`` if none is left."""
+        assert self.space is not None
+        total = self.space.n_configs
+        if total is not None and len(self._seen) >= total:
+            return None
+        for width in (0.05, 0.15, 0.5, None):
+            steps = self.rng.random((64, self.dim))
+            if width is not None:
+                steps = u + width * self.rng.standard_normal((64, self.dim))
+            for r in self.space.round(np.clip(steps, 0.0, 1.0)):
+                if r.tobytes() not in self._seen:
+                    return r
+        if total is None:
+            return None
+        left = [r for r in self.space.round(self.space.grid()) if r.tobytes() not in self._seen]
+        return left[int(self.rng.integers(len(left)))] if left else None
 
     def tell(self, X: np.ndarray, y: np.ndarray) -> None:
         """Record observations: ``X`` ``(n, d)`` unit cube, ``y`` ``(n,)``; NaN = failed."""
@@ -162,8 +220,42 @@ class Method:
         y = np.where(np.isfinite(y), y, np.nan)
         self.X = np.vstack([self.X, X])
         self.y = np.concatenate([self.y, y])
+        proposed = X.copy()
+        known = []
+        for i, x in enumerate(X):
+            rows = self._served.get(x.tobytes())
+            if rows:
+                proposed[i] = rows.pop(0)
+                if not rows:
+                    del self._served[x.tobytes()]
+            else:
+                known.append(i)
+        if known:
+            self._cover_design(X[known])
         with single_threaded():
-            self.observe(X, y)
+            self.observe(proposed, y)
+
+    def enqueue(self, X: np.ndarray) -> None:
+        """Serve the ``(n, d)`` unit-cube points ``X`` first, in order, each in place of the
+        unserved initial-design point nearest it."""
+        X = np.atleast_2d(np.asarray(X, dtype=float))
+        if X.shape[1] != self.dim or not np.all((X >= 0.0) & (X <= 1.0)):
+            raise ValueError(f"enqueue needs points of shape (n, {self.dim}) in [0, 1]")
+        self._drop_nearest_design(X)
+        self._design = np.vstack([X, self._design])
+
+    def _cover_design(self, X: np.ndarray) -> None:
+        """Known points take the place of the unserved design points nearest them."""
+        if self.space is not None:
+            self._seen.update(r.tobytes() for r in self.space.round(X))
+        self._drop_nearest_design(X)
+
+    def _drop_nearest_design(self, X: np.ndarray) -> None:
+        for x in X:
+            if not len(self._design):
+                return
+            nearest = int(np.argmin(np.sum((self._design - x) ** 2, axis=1)))
+            self._design = np.delete(self._design, nearest, axis=0)
 
     # -- for subclasses ----------------------------------------------------------------
     def propose(self, q: int) -> np.ndarray:
@@ -171,7 +263,11 @@ class Method:
         raise NotImplementedError
 
     def observe(self, X: np.ndarray, y: np.ndarray) -> None:
-        """Hook called by :meth:`tell` with the new ``(n, d)`` points and ``(n,)`` values."""
+        """Hook called by :meth:`tell` with the new ``(n, d)`` points and ``(n,)`` values.
+
+        Points that :meth:`ask` served come back as :meth:`propose` returned them (on a
+        typed space :meth:`ask` may have rounded or replaced them; :attr:`X` holds the
+        evaluated ones, which :meth:`data` gives to surrogates)."""
 
     def data(self, impute: bool = True) -> tuple[np.ndarray, np.ndarray]:
         """Observations so far as ``(X (n, d), y (n,))``.

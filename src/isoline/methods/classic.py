@@ -10,6 +10,7 @@ import numpy as np
 from isoline.designs import sobol
 from isoline.methods.base import Method
 from isoline.methods.registry import register
+from isoline.params import Integer, Space
 from isoline.validation import check_float, check_int
 
 __all__ = ["RandomSearch", "SobolSearch", "CMAES"]
@@ -70,6 +71,13 @@ class CMAES(Method):
     its candidates have values; failed evaluations get the generation's worst finite value
     plus one spread, so CMA-ES moves away from them.
 
+    On a typed space, each linear :class:`~isoline.params.Integer` with ``m >= 2`` values
+    is searched in its own coordinate ``z = m u - 1/2`` (the value's index, bounds
+    ``[0, m - 1]``, step sizes scaled by ``m``) and declared to pycma as an integer
+    variable: pycma rounds those coordinates of its samples, centres them on integers and
+    keeps a floor on their step sizes, so the search does not stall on one value.
+    Log-scaled integers and categoricals use the relaxed encoding.
+
     Options:
         sigma0: initial step size in unit-cube coordinates.
         popsize: population size; default pycma's ``4 + 3 ln d``, raised to ``batch_size``.
@@ -98,36 +106,56 @@ class CMAES(Method):
         start = np.full(dim, 0.5) if x0 is None else np.asarray(x0, dtype=float)
         if start.shape != (dim,) or np.any((start < 0) | (start > 1)):
             raise ValueError(f"x0 must be {dim} numbers in [0, 1], got {x0!r}")
-        self.es = cma.CMAEvolutionStrategy(
-            start,
-            sigma0,
-            {
-                "bounds": [0.0, 1.0],
-                "popsize": popsize,
-                "randn": _Randn(self.rng),
-                "seed": self.seed + 1,
-                "verbose": -9,
-                "verb_log": 0,
-                "verb_disp": 0,
-            },
-        )
+        #: ``(column, m)`` of the integers searched in index coordinates
+        self._integers = _integer_columns(self.space)
+        options: dict[str, Any] = {
+            "bounds": [0.0, 1.0],
+            "popsize": popsize,
+            "randn": _Randn(self.rng),
+            "seed": self.seed + 1,
+            "verbose": -9,
+            "verb_log": 0,
+            "verb_disp": 0,
+        }
+        if self._integers:
+            cols = [c for c, _ in self._integers]
+            start = start.copy()
+            upper, stds = np.ones(dim), np.ones(dim)
+            for c, m in self._integers:
+                upper[c], stds[c] = m - 1, m
+                start[c] = start[c] * m - 0.5
+            options.update(
+                bounds=[[0.0] * dim, upper.tolist()],
+                integer_variables=cols,
+                CMA_stds=stds.tolist(),
+            )
+        self.es = cma.CMAEvolutionStrategy(start, sigma0, options)
         self._queue: list[np.ndarray] = []
+        #: served unit-cube point (bytes) -> pycma's solution it came from
         self._pending: dict[bytes, np.ndarray] = {}
         self._told: list[tuple[np.ndarray, float]] = []
+
+    def _to_unit(self, z: np.ndarray) -> np.ndarray:
+        u = z.copy()
+        for c, m in self._integers:
+            u[c] = (z[c] + 0.5) / m
+        return u
 
     def propose(self, q: int) -> np.ndarray:
         while len(self._queue) < q:
             n = self.es.popsize if not self._pending else max(q - len(self._queue), 1)
             self._queue.extend(np.asarray(s, dtype=float) for s in self.es.ask(n))
         out, self._queue = self._queue[:q], self._queue[q:]
-        for x in out:
-            self._pending[x.tobytes()] = x
-        return np.array(out)
+        units = [self._to_unit(z) for z in out]
+        for u, z in zip(units, out):
+            self._pending[u.tobytes()] = z
+        return np.array(units)
 
     def observe(self, X: np.ndarray, y: np.ndarray) -> None:
         for x, v in zip(X, y):
-            if self._pending.pop(x.tobytes(), None) is not None:
-                self._told.append((x, v))
+            z = self._pending.pop(x.tobytes(), None)
+            if z is not None:
+                self._told.append((z, v))
         if len(self._told) < self.es.popsize:
             return
         xs = [x for x, _ in self._told]
@@ -139,3 +167,15 @@ class CMAES(Method):
             vals = np.where(ok, vals, worst + max(spread, 1.0))
         self.es.tell(xs, vals.tolist())
         self._told, self._queue, self._pending = [], [], {}
+
+
+def _integer_columns(space: Space | None) -> list[tuple[int, int]]:
+    """``(column, number of values)`` of each linear Integer of ``space`` with two or more
+    values (the ones pycma's integer handling applies to)."""
+    if space is None:
+        return []
+    return [
+        (space.blocks[name].start, p.high - p.low + 1)
+        for name, p in space.params.items()
+        if isinstance(p, Integer) and not p.log and p.high > p.low
+    ]

@@ -33,6 +33,7 @@ from isoline.methods.base import Method
 from isoline.methods.registry import register
 from isoline.methods.ucb import UCBWeight
 from isoline.models.gp import GP, KERNELS, fit_gp
+from isoline.models.rounding import space_rounding
 from isoline.validation import check_bool, check_choice, check_int
 
 __all__ = ["GPEI", "GPUCB", "GPTS"]
@@ -76,7 +77,10 @@ class _GPMethod(Method):
     def _fit(self) -> tuple[GP, np.ndarray]:
         """GP of ``y`` on all data (failures imputed); returns it and ``y``."""
         X, y = self.data()
-        gp = fit_gp(X, y, kernel=self.kernel, init=self._gp_state if self.warm_start else None)
+        gp = fit_gp(
+            X, y, kernel=self.kernel, init=self._gp_state if self.warm_start else None,
+            input_transform=space_rounding(self.space),
+        )  # fmt: skip
         if self.warm_start:
             self._gp_state = gp.state()
         return gp, y
@@ -89,6 +93,7 @@ class _GPMethod(Method):
             num_restarts=self.num_restarts,
             raw_samples=self.raw_samples,
             sequential=sequential,
+            discrete=None if self.space is None else self.space.discrete_columns,
         )
         return X
 
@@ -197,7 +202,10 @@ class GPTS(_GPMethod):
             order = torch.argsort(vals, dim=0, descending=True)  # per path, best first
             X0 = C[order[0]]  # (q, d)
             if self.refine:
-                X, _ = maximize(acqf, self.dim, q, initial_conditions=X0.unsqueeze(0).numpy())
+                X, _ = maximize(
+                    acqf, self.dim, q, initial_conditions=X0.unsqueeze(0).numpy(),
+                    discrete=None if self.space is None else self.space.discrete_columns,
+                )  # fmt: skip
                 # keep a refined point only if its own path value did not get worse
                 with torch.no_grad():
                     v_new = acqf._pathwise_forward(torch.as_tensor(X).unsqueeze(0)).reshape(-1)

@@ -19,7 +19,7 @@ from isoline.validation import check_choice, check_int
 __all__ = ["MethodInfo", "register", "get_method", "make_method", "methods"]
 
 _REGISTRY: dict[str, type[Method]] = {}
-_COMMON = ("seed", "batch_size", "n_init", "init")
+_COMMON = ("seed", "batch_size", "n_init", "init", "space")
 
 
 @dataclass(frozen=True)

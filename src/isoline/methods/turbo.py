@@ -29,6 +29,7 @@ from isoline.methods.base import Method
 from isoline.methods.local import LocalGP
 from isoline.methods.registry import register
 from isoline.models.gp import fit_gp
+from isoline.models.rounding import space_rounding
 from isoline.validation import check_float, check_int, check_positive
 
 __all__ = ["TuRBO"]
@@ -129,6 +130,7 @@ class TuRBO(Method):
             gp = fit_gp(
                 X, y, kernel=self.kernel, lengthscale=self.lengthscale,
                 outputscale=self.outputscale, noise=self.noise, fit=refit, init=self._gp_state,
+                input_transform=space_rounding(self.space),
             )  # fmt: skip
             if refit:
                 self._gp_state, self._fit_n = gp.state(), len(y)

@@ -30,6 +30,7 @@ import torch
 from botorch.exceptions.errors import ModelFittingError
 from botorch.fit import fit_gpytorch_mll
 from botorch.models import SingleTaskGP
+from botorch.models.transforms.input import InputTransform
 from botorch.models.transforms.outcome import Standardize
 from botorch.models.utils.gpytorch_modules import (
     get_covar_module_with_dim_scaled_prior,
@@ -209,6 +210,7 @@ def fit_gp(
     mean: str = "constant",
     fit: bool = True,
     init: Mapping[str, np.ndarray] | None = None,
+    input_transform: InputTransform | None = None,
 ) -> GP:
     """Fit an exact GP to ``X (n, d)`` in ``[0, 1]^d`` and ``y (n,)`` (float64).
 
@@ -226,12 +228,14 @@ def fit_gp(
         fit: maximize the marginal likelihood over the free hyperparameters. If that
             fails the model falls back to the starting hyperparameters with a warning.
         init: starting raw hyperparameters from :meth:`GP.state` (warm start).
+        input_transform: a BoTorch input transform of the model, e.g.
+            :func:`isoline.models.rounding.space_rounding` for a typed space.
 
     Randomness: only the retries of ``fit_gpytorch_mll`` sample from torch's global
     generator; call inside :meth:`isoline.methods.base.Method.torch_rng`.
     Raises :class:`GPFitError` if the posterior is still not finite.
     """
-    return _fit_gp(X, y, kernel, noise, lengthscale, outputscale, mean, fit, init)
+    return _fit_gp(X, y, kernel, noise, lengthscale, outputscale, mean, fit, init, input_transform)
 
 
 def _fit_gp(
@@ -244,6 +248,7 @@ def _fit_gp(
     mean: str,
     fit: bool,
     init: Mapping[str, np.ndarray] | None,
+    input_transform: InputTransform | None = None,
 ) -> GP:
     Xt, yt = _check_data(X, y)
     if kernel not in KERNELS:
@@ -264,6 +269,7 @@ def _fit_gp(
         covar_module=covar,
         mean_module=ConstantMean() if mean == "constant" else ZeroMean(),
         outcome_transform=Standardize(m=1, min_stdv=_min_stdv(yt)),
+        input_transform=input_transform,
     ).to(DTYPE)
     # fixed variances are given in y units: convert with the standardization variance
     var_s = outcome_scale(model) ** 2

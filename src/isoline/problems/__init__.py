@@ -195,6 +195,13 @@ _BUILTIN: list[tuple[str, str, tuple[int, ...] | int, int, str]] = [
         "robot pushing 14-D, two hands, total distance to goals (NeuralBO) [push]",
     ),
     (
+        "hpo-sklearn",
+        "sklearn_hpo:SklearnHPO",
+        0,
+        0,
+        "scikit-learn model tuning by 5-fold CV, bayesmark's spaces (dim: 0 = the model's)",
+    ),
+    (
         "hpo-digits",
         "hpo:DigitsCNN",
         (7,),

@@ -1,0 +1,288 @@
+"""Hyperparameter tuning of scikit-learn models on its bundled data sets, as in bayesmark.
+
+bayesmark (Uber's benchmark of the NeurIPS 2020 black-box optimization challenge; Turner
+et al., "Bayesian optimization is superior to random search for machine learning
+hyperparameter tuning", PMLR 133, 2021) tunes nine scikit-learn models on small data sets
+and scores each configuration by 5-fold cross-validation. Its package no longer imports
+on current scikit-learn, so this module rebuilds its design:
+
+* models ``kNN, SVM, DT, RF, MLP-adam, MLP-sgd, ada, lasso, linear`` with bayesmark's
+  search spaces (integers, log and logit scales; booleans as two-way categoricals);
+* data sets ``digits, wine, breast, iris`` (classification; metrics ``acc``, ``nll``) and
+  ``diabetes`` (regression; ``mse``, ``mae``), shuffled and split 80/20 by the seed;
+* the objective is the negated mean 5-fold cross-validated score on the 80% (a loss, to
+  minimize); the info dict holds the loss on the held-out 20% (``generalization``).
+
+Differences from bayesmark, forced by current scikit-learn or chosen for reproducibility:
+the regressors' ``normalize`` option no longer exists and is left out; every model with
+randomness gets ``random_state=seed`` (bayesmark left it unseeded), so the objective is a
+deterministic function of the configuration; the ``lasso``/``linear`` classifiers are
+liblinear logistic regressions with ``l1_ratio`` 1 / 0 (scikit-learn's replacement of
+``penalty``) wrapped one-vs-rest, as bayesmark's ``multi_class="ovr"``; SVC computes probabilities only for the
+``nll`` metric.
+
+``relaxed=True`` presents the same problem on the continuous unit cube of the space's
+encoding: the objective decodes (rounds) each point itself, which is how a method without
+typed parameters would have to run it.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from isoline.params import Categorical, Integer, Real, Space
+from isoline.space import Box
+from isoline.validation import check_bool, check_choice, check_int
+
+__all__ = ["DATASETS", "MODELS", "SklearnHPO", "model_space"]
+
+#: data set -> (loader name in sklearn.datasets, task)
+DATASETS: dict[str, tuple[str, str]] = {
+    "digits": ("load_digits", "clf"),
+    "wine": ("load_wine", "clf"),
+    "breast": ("load_breast_cancer", "clf"),
+    "iris": ("load_iris", "clf"),
+    "diabetes": ("load_diabetes", "reg"),
+}
+METRICS = {"clf": ("acc", "nll"), "reg": ("mse", "mae")}
+_SCORERS = {
+    "acc": "accuracy",
+    "nll": "neg_log_loss",
+    "mse": "neg_mean_squared_error",
+    "mae": "neg_mean_absolute_error",
+}
+MODELS = ("kNN", "SVM", "DT", "RF", "MLP-adam", "MLP-sgd", "ada", "lasso", "linear")
+CV_SPLITS = 5
+
+
+def _logit(low: float, high: float) -> Real:
+    return Real(low, high, logit=True)
+
+
+def _tree() -> dict[str, Any]:
+    return {
+        "max_depth": Integer(1, 15),
+        "min_samples_split": _logit(0.01, 0.99),
+        "min_samples_leaf": _logit(0.01, 0.49),
+        "min_weight_fraction_leaf": _logit(0.01, 0.49),
+        "max_features": _logit(0.01, 0.99),
+        "min_impurity_decrease": Real(0.0, 0.5),
+    }
+
+
+def _mlp(solver: str) -> dict[str, Any]:
+    common = {
+        "hidden_layer_sizes": Integer(50, 200),
+        "alpha": Real(1e-5, 1e1, log=True),
+        "batch_size": Integer(10, 250),
+        "learning_rate_init": Real(1e-5, 1e-1, log=True),
+    }
+    if solver == "adam":
+        return {
+            **common,
+            "tol": Real(1e-5, 1e-1, log=True),
+            "validation_fraction": _logit(0.1, 0.9),
+            "beta_1": _logit(0.5, 0.99),
+            "beta_2": _logit(0.9, 1.0 - 1e-6),
+            "epsilon": Real(1e-9, 1e-6, log=True),
+        }
+    return {
+        **common,
+        "power_t": _logit(0.1, 0.9),
+        "tol": Real(1e-5, 1e-1, log=True),
+        "momentum": _logit(0.001, 0.999),
+        "validation_fraction": _logit(0.1, 0.9),
+    }
+
+
+def model_space(model: str, task: str) -> Space:
+    """bayesmark's search space of ``model`` for ``task`` (``"clf"`` or ``"reg"``)."""
+    check_choice(model, "model", MODELS)
+    flag = Categorical([False, True])
+    params: dict[str, Any]
+    if model == "kNN":
+        params = {"n_neighbors": Integer(1, 25), "p": Integer(1, 4)}
+    elif model == "SVM":
+        params = {
+            "C": Real(1.0, 1e3, log=True),
+            "gamma": Real(1e-4, 1e-3, log=True),
+            "tol": Real(1e-5, 1e-1, log=True),
+        }
+    elif model in ("DT", "RF"):
+        params = _tree()
+    elif model in ("MLP-adam", "MLP-sgd"):
+        params = _mlp("adam" if model == "MLP-adam" else "sgd")
+    elif model == "ada":
+        params = {"n_estimators": Integer(10, 100), "learning_rate": Real(1e-4, 1e1, log=True)}
+    elif task == "clf":  # lasso and linear classifiers: logistic regression
+        params = {
+            "C": Real(1e-2, 1e2, log=True),
+            "intercept_scaling": Real(1e-2, 1e2, log=True),
+        }
+    else:
+        params = {
+            "alpha": Real(1e-2, 1e2, log=True),
+            "fit_intercept": flag,
+            "max_iter": Integer(10, 5000, log=True),
+            "tol": Real(1e-5 if model == "lasso" else 1e-4, 1e-1, log=True),
+        }
+        if model == "lasso":
+            params["positive"] = flag
+    return Space(params)
+
+
+def _estimator(model: str, task: str, metric: str, seed: int) -> Callable[..., Any]:
+    """A factory ``f(**config)`` of the scikit-learn estimator with the fixed settings."""
+    from sklearn import ensemble, linear_model, neighbors, neural_network, svm, tree
+
+    clf = task == "clf"
+    if model == "kNN":
+        return neighbors.KNeighborsClassifier if clf else neighbors.KNeighborsRegressor
+    if model == "SVM":
+        if clf:
+            return lambda **c: svm.SVC(
+                kernel="rbf", probability=metric == "nll", random_state=seed, **c
+            )
+        return lambda **c: svm.SVR(kernel="rbf", **c)
+    if model == "DT":
+        cls = tree.DecisionTreeClassifier if clf else tree.DecisionTreeRegressor
+        return lambda **c: cls(random_state=seed, **c)
+    if model == "RF":
+        cls = ensemble.RandomForestClassifier if clf else ensemble.RandomForestRegressor
+        return lambda **c: cls(n_estimators=10, random_state=seed, **c)
+    if model in ("MLP-adam", "MLP-sgd"):
+        cls = neural_network.MLPClassifier if clf else neural_network.MLPRegressor
+        fixed: dict[str, Any] = {"solver": "adam", "early_stopping": True}
+        if model == "MLP-sgd":
+            fixed = {"solver": "sgd", "early_stopping": True, "learning_rate": "invscaling",
+                     "nesterovs_momentum": True}  # fmt: skip
+            if not clf:
+                fixed["activation"] = "tanh"
+        return lambda **c: cls(random_state=seed, **fixed, **c)
+    if model == "ada":
+        cls = ensemble.AdaBoostClassifier if clf else ensemble.AdaBoostRegressor
+        return lambda **c: cls(random_state=seed, **c)
+    if clf:
+        from sklearn.multiclass import OneVsRestClassifier
+
+        ratio = 1.0 if model == "lasso" else 0.0
+        return lambda **c: OneVsRestClassifier(
+            linear_model.LogisticRegression(
+                l1_ratio=ratio, solver="liblinear", random_state=seed, **c
+            )
+        )
+    if model == "lasso":
+        return lambda **c: linear_model.Lasso(random_state=seed, **c)
+    return lambda **c: linear_model.Ridge(solver="auto", **c)
+
+
+class SklearnHPO:
+    """One bayesmark problem: tune ``model`` on ``dataset`` for ``metric`` (minimized).
+
+    Args:
+        dim: ``0`` (or the space's encoded dimension): the dimension is the model's.
+        model: one of :data:`MODELS`.
+        dataset: one of :data:`DATASETS`.
+        metric: ``acc``/``nll`` (classification) or ``mse``/``mae`` (regression); default
+            ``acc`` or ``mse``.
+        relaxed: present the problem on the unit cube of the encoding (a :class:`Box`) and
+            round inside the objective.
+        seed: the data split and every model's ``random_state``.
+    """
+
+    name = "hpo-sklearn"
+    description = "scikit-learn model tuning by 5-fold CV (bayesmark's design)"
+    takes_trial_number = True
+    default_noise_std = 0.0
+
+    def __init__(
+        self,
+        dim: int = 0,
+        *,
+        model: str = "kNN",
+        dataset: str = "wine",
+        metric: str | None = None,
+        relaxed: bool = False,
+        noise_std: float | str = 0.0,
+        seed: int = 0,
+    ) -> None:
+        self.model = check_choice(model, "model", MODELS)
+        self.dataset = check_choice(dataset, "dataset", tuple(DATASETS))
+        loader, self.task = DATASETS[self.dataset]
+        self.metric = METRICS[self.task][0] if metric is None else metric
+        check_choice(self.metric, f"metric for {self.dataset}", METRICS[self.task])
+        self.relaxed = check_bool(relaxed, "relaxed")
+        if noise_std not in (0, 0.0):
+            raise ValueError("hpo-sklearn has no observation noise option (noise_std must be 0)")
+        self.seed = check_int(seed, "seed", 0)
+        self.typed_space = model_space(self.model, self.task)
+        self.dim = self.typed_space.dim
+        if dim not in (0, self.dim):
+            raise ValueError(
+                f"hpo-sklearn {self.model} has {self.dim} encoded columns; give dim=0 or "
+                f"{self.dim}, got {dim}"
+            )
+        self.space: Box | Space = (
+            Box(np.zeros(self.dim), np.ones(self.dim)) if self.relaxed else self.typed_space
+        )
+        self.noise_std = 0.0
+        self.optimum: float | None = None
+        self.optimum_x = None
+        #: accuracy is at most 1, so its loss is at least -1; other losses are unbounded
+        self.lower_bound: float | None = -1.0 if self.metric == "acc" else None
+        self.spec: dict[str, Any] = {}
+        self._loader = loader
+        self._data: tuple[np.ndarray, ...] | None = None
+        self._make = _estimator(self.model, self.task, self.metric, self.seed)
+
+    def _split(self) -> tuple[np.ndarray, ...]:
+        if self._data is None:
+            import sklearn.datasets
+            from sklearn.model_selection import train_test_split
+
+            X, y = getattr(sklearn.datasets, self._loader)(return_X_y=True)
+            self._data = tuple(
+                train_test_split(X, y, test_size=0.2, random_state=self.seed, shuffle=True)
+            )
+        return self._data
+
+    def config(self, x: Any) -> dict[str, Any]:
+        """The configuration of a point as the problem's space gives it."""
+        if self.relaxed:
+            return self.typed_space.decode(np.asarray(x, dtype=float)[None])[0]
+        return dict(x)
+
+    def evaluate(self, x: Any) -> tuple[float, dict[str, Any]]:
+        """Cross-validated loss and the held-out loss (``generalization``) at ``x``."""
+        from sklearn.metrics import get_scorer
+        from sklearn.model_selection import cross_val_score
+
+        from isoline.problems.hpo import seeded_single_thread
+
+        config = self.config(x)
+        X_train, X_test, y_train, y_test = self._split()
+        scorer = get_scorer(_SCORERS[self.metric])
+        with warnings.catch_warnings(), seeded_single_thread(self.seed):
+            warnings.simplefilter("ignore")  # convergence warnings are part of the landscape
+            scores = cross_val_score(
+                self._make(**config), X_train, y_train, scoring=scorer, cv=CV_SPLITS
+            )
+            est = self._make(**config).fit(X_train, y_train)
+            held_out = -float(scorer(est, X_test, y_test))
+        loss = -float(np.mean(scores))
+        if not np.isfinite(loss):
+            raise FloatingPointError(f"{self.model} on {self.dataset}: loss {loss} at {config}")
+        return loss, {"generalization": held_out}
+
+    def noise_free(self, x: Any) -> float:
+        return self.evaluate(x)[0]
+
+    def __call__(self, x: Any, number: int | None = None) -> tuple[float, dict[str, Any]]:
+        return self.evaluate(x)
+
+    def model_hints(self) -> dict[str, Any]:
+        return {}

@@ -1,0 +1,73 @@
+"""Warm start: known evaluations and points to evaluate first."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import isoline as iso
+from isoline.store import StoreError
+
+
+def _f(x: np.ndarray) -> float:
+    return float(np.sum((np.asarray(x) - 0.3) ** 2))
+
+
+BOX = iso.Box([-1.0, -1.0], [1.0, 1.0])
+
+
+def test_known_values_count_neither_in_budget_nor_in_result() -> None:
+    x0 = np.array([[0.3, 0.3], [0.9, -0.9]])
+    res = iso.minimize(_f, BOX, "gp-ei", budget=6, seed=0, n_init=4, x0=x0, y0=[_f(x) for x in x0])
+    assert res.n_evals == 6
+    assert not any(np.allclose(x, x0[0]) for x in res.x_iters)
+    assert res.options["x0"] == x0.tolist()
+
+
+def test_points_without_values_are_evaluated_first() -> None:
+    x0 = np.array([[0.3, 0.3], [0.9, -0.9]])
+    res = iso.minimize(_f, BOX, "gp-ei", budget=5, seed=0, n_init=4, x0=x0)
+    np.testing.assert_allclose(res.x_iters[:2], x0)
+    assert res.n_evals == 5 and res.fun == pytest.approx(0.0)
+
+
+def test_y0_needs_x0_and_matching_lengths() -> None:
+    with pytest.raises(ValueError, match="x0"):
+        iso.minimize(_f, BOX, "random", budget=2, y0=[1.0])
+    with pytest.raises(ValueError, match="rows"):
+        iso.minimize(_f, BOX, "random", budget=2, x0=[[0.0, 0.0]], y0=[1.0, 2.0])
+    with pytest.raises(ValueError, match="outside"):
+        iso.minimize(_f, BOX, "random", budget=2, x0=[[5.0, 0.0]], y0=[1.0])
+
+
+def test_resume_needs_the_same_known_data(tmp_path: Path) -> None:
+    db = str(tmp_path / "w.db")
+    x0, y0 = [[0.2, 0.2]], [_f(np.array([0.2, 0.2]))]
+    first = iso.minimize(_f, BOX, "gp-ei", budget=4, seed=1, n_init=3, storage=db, study="s",
+                         x0=x0, y0=y0)  # fmt: skip
+    more = iso.minimize(_f, BOX, "gp-ei", budget=6, seed=1, n_init=3, storage=db, study="s",
+                        x0=x0, y0=y0)  # fmt: skip
+    np.testing.assert_array_equal(more.x_iters[:4], first.x_iters)
+    with pytest.raises(StoreError, match="x0"):
+        iso.minimize(_f, BOX, "gp-ei", budget=7, seed=1, n_init=3, storage=db, study="s")
+
+
+def test_from_history_on_a_typed_space_skips_known_configurations() -> None:
+    space = iso.Space({"k": iso.Integer(0, 3), "c": iso.Categorical(["a", "b"])})
+    known = [{"k": k, "c": c} for k in range(3) for c in "ab"]
+    opt = iso.Optimizer.from_history(space, known, [float(c["k"]) for c in known],
+                                     method="random", seed=0)  # fmt: skip
+    asked = opt.ask(2)
+    assert sorted(iso.Space.key(c) for c in asked) == sorted(
+        iso.Space.key({"k": 3, "c": c}) for c in "ab"
+    )
+
+
+def test_cma_es_searches_integers_in_index_coordinates() -> None:
+    space = iso.Space({f"k{i}": iso.Integer(-20, 20) for i in range(4)})
+    res = iso.minimize(lambda c: sum((v - 7) ** 2 for v in c.values()), space, "cma-es",
+                       budget=250, seed=0)  # fmt: skip
+    assert res.fun == 0
+    assert all(type(v) is int for c in res.x_iters for v in c.values())
