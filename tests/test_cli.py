@@ -34,6 +34,17 @@ def test_run_stores_and_resumes(tmp_path, capsys) -> None:
         assert len(store.trials(store.get_study("s"))) == 12
 
 
+def test_run_a_typed_problem_prints_its_configuration(tmp_path, capsys) -> None:
+    db = str(tmp_path / "t.db")
+    args = ["run", "--problem", "hpo-sklearn", "-p", "model=kNN", "-p", "dataset=iris",
+            "--method", "random", "--budget", "3", "--storage", db, "--quiet"]  # fmt: skip
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "'n_neighbors':" in out and "'p':" in out
+    with Store(db) as store:
+        assert store.get_study("hpo-sklearn-model=kNN-dataset=iris-2d/random/seed0") is not None
+
+
 def test_run_bad_input_is_a_clear_error(tmp_path, capsys) -> None:
     assert main(["run", "--problem", "nope", "--storage", str(tmp_path / "r.db")]) == 2
     assert "unknown problem 'nope'" in capsys.readouterr().err

@@ -72,5 +72,13 @@ def test_a_changed_space_is_refused_on_resume(tmp_path) -> None:
     db = str(tmp_path / "runs.db")
     iso.minimize(objective, SPACE, "random", budget=3, storage=db, study="s")
     other = Space({**SPACE.params, "depth": Integer(1, 7)})
-    with pytest.raises(iso.StoreError, match="space"):
+    with pytest.raises(iso.StoreError, match="parameter 'depth': stored") as e:
         iso.minimize(objective, other, "random", budget=5, storage=db, study="s")
+    assert "'lr'" not in str(e.value)  # only the difference is named
+    fewer = Space({k: v for k, v in SPACE.params.items() if k != "depth"})
+    with pytest.raises(iso.StoreError, match="parameter 'depth' removed"):
+        iso.minimize(objective, fewer, "random", budget=5, storage=db, study="s")
+    assert (
+        len(iso.minimize(objective, SPACE, "random", budget=3, storage=db, study="s").func_vals)
+        == 3
+    )

@@ -24,10 +24,11 @@ BoTorch maximizes: pass acquisition functions of the negated objective.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import math
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, cast
 
 import numpy as np
@@ -132,26 +133,22 @@ def maximize(
     opts: dict[str, Any] = dict(options or {})
     scaled = _in_range(acqf, B, q, ff)
     held = sorted(set(discrete or ()) - set(ff or {}))
-    if held:
-        return _maximize_held(scaled, acqf, B, q, held, num_restarts, raw_samples, ff, ics, opts)
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", OptimizationWarning)
-            warnings.simplefilter("ignore", BadInitialCandidatesWarning)
-            warnings.filterwarnings(
-                "ignore", message="Optimization failed", category=RuntimeWarning
-            )
-            X, _ = optimize_acqf(
-                scaled,
-                bounds=B,
-                q=q,
-                num_restarts=num_restarts if ics is None else ics.shape[0],
-                raw_samples=None if ics is not None else raw_samples,
-                options=opts,
-                fixed_features=ff,
-                sequential=sequential and q > 1,
-                batch_initial_conditions=ics,
-            )
+        with _quiet_search():
+            if held:
+                X = _search_held(scaled, B, q, held, num_restarts, raw_samples, ff, ics, opts)
+            else:
+                X, _ = optimize_acqf(
+                    scaled,
+                    bounds=B,
+                    q=q,
+                    num_restarts=num_restarts if ics is None else ics.shape[0],
+                    raw_samples=None if ics is not None else raw_samples,
+                    options=opts,
+                    fixed_features=ff,
+                    sequential=sequential and q > 1,
+                    batch_initial_conditions=ics,
+                )
         X = _distinct(acqf, X.detach().reshape(q, d), B, raw_samples, ff)
         value = _value(acqf, X)
         if torch.isfinite(X).all() and math.isfinite(value):
@@ -161,8 +158,17 @@ def maximize(
     return _best_raw(acqf, B, q, raw_samples, ff)
 
 
-def _maximize_held(
-    scaled: AcquisitionFunction,
+@contextlib.contextmanager
+def _quiet_search() -> Iterator[None]:
+    """Silence BoTorch's warnings about restarts that stop early or start badly."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", OptimizationWarning)
+        warnings.simplefilter("ignore", BadInitialCandidatesWarning)
+        warnings.filterwarnings("ignore", message="Optimization failed", category=RuntimeWarning)
+        yield
+
+
+def _search_held(
     acqf: AcquisitionFunction,
     B: torch.Tensor,
     q: int,
@@ -172,38 +178,22 @@ def _maximize_held(
     ff: dict[int, float] | None,
     ics: torch.Tensor | None,
     opts: dict[str, Any],
-) -> tuple[np.ndarray, float]:
-    """:func:`maximize` with the ``held`` columns of each restart kept at its start."""
-    d = B.shape[1]
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", OptimizationWarning)
-            warnings.simplefilter("ignore", BadInitialCandidatesWarning)
-            warnings.filterwarnings(
-                "ignore", message="Optimization failed", category=RuntimeWarning
-            )
-            if ics is None:
-                ics = gen_batch_initial_conditions(
-                    scaled, B, q, num_restarts, raw_samples, fixed_features=ff
-                )
-            fixed: dict[int, float | torch.Tensor] = dict(ff or {})
-            fixed.update({c: ics[..., c] for c in held})
-            if len(fixed) < d:
-                cands, vals = gen_candidates_scipy(
-                    ics, scaled, B[0], B[1], options=opts, fixed_features=fixed
-                )
-            else:
-                cands = ics
-                with torch.no_grad():
-                    vals = scaled(ics)
-        X = cands[int(torch.argmax(vals))].detach().reshape(q, d)
-        X = _distinct(acqf, X, B, raw_samples, ff)
-        value = _value(acqf, X)
-        if torch.isfinite(X).all() and math.isfinite(value):
-            return X.numpy().copy(), value
-    except RuntimeError:
-        pass
-    return _best_raw(acqf, B, q, raw_samples, ff)
+) -> torch.Tensor:
+    """The best ``(q, d)`` batch of L-BFGS-B restarts whose ``held`` columns keep the
+    values of their starts (BoTorch's raw-sample initialization unless ``ics`` given)."""
+    if ics is None:
+        ics = gen_batch_initial_conditions(acqf, B, q, num_restarts, raw_samples, fixed_features=ff)
+    fixed: dict[int, float | torch.Tensor] = dict(ff or {})
+    fixed.update({c: ics[..., c] for c in held})
+    if len(fixed) < B.shape[1]:
+        cands, vals = gen_candidates_scipy(
+            ics, acqf, B[0], B[1], options=opts, fixed_features=fixed
+        )
+    else:
+        cands = ics
+        with torch.no_grad():
+            vals = acqf(ics)
+    return cands[int(torch.argmax(vals))]
 
 
 class _Rescaled(AcquisitionFunction):

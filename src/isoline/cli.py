@@ -18,6 +18,7 @@ EPILOG = """examples:
   isoline problems                                  list the benchmark problems
   isoline run --problem ackley --dim 5 --method gp-ei --budget 40
   isoline run --problem levy --dim 6 --method cma-es --budget 200 --study my-run
+  isoline run --problem hpo-sklearn -p model=RF -p dataset=digits --budget 40
                                                     (run it again to resume after Ctrl-C)
   isoline bench src/isoline/configs/demo.yaml --out report/
   isoline report src/isoline/configs/demo.yaml --out report/
@@ -83,8 +84,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         kwargs["dim"] = args.dim
     if args.noise_std:
         kwargs["noise_std"] = args.noise_std
-    problem = iso.problems.get(args.problem, **kwargs)
-    study = args.study or f"{args.problem}-{problem.dim}d/{args.method}/seed{args.seed}"
+    problem = iso.problems.get(args.problem, **kwargs, **_options(args.problem_option))
+    tag = "".join(f"-{k}={v}" for k, v in _options(args.problem_option).items())
+    study = args.study or f"{args.problem}{tag}-{problem.dim}d/{args.method}/seed{args.seed}"
     res = iso.minimize(
         ProblemObjective(problem),
         problem.space,
@@ -99,9 +101,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         **_options(args.option),
     )
     print(f"study {res.study!r} in {res.storage}: {res.n_evals} evaluations, {res.n_failed} failed")
-    print(
-        f"best value {res.fun:.6g} at x = {np.array2string(res.x, precision=5) if res.x is not None else None}"
-    )
+    if isinstance(res.x, np.ndarray):
+        print(f"best value {res.fun:.6g} at x = {np.array2string(res.x, precision=5)}")
+    else:
+        print(f"best value {res.fun:.6g} at {res.x}")
     opt = getattr(problem, "optimum", None)
     if opt is not None:
         print(f"known optimum {opt:.6g}; simple regret {res.fun - opt:.4g}")
@@ -186,6 +189,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="evaluate each batch in parallel in a process or thread pool")  # fmt: skip
     s.add_argument("--storage", default="isoline.db", help="SQLite file (default isoline.db)")
     s.add_argument("--study", help="run name in the store; an existing name resumes it")
+    s.add_argument(
+        "--problem-option",
+        "-p",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="problem option, e.g. -p model=RF -p dataset=digits (repeatable)",
+    )
     s.add_argument("--option", "-o", action="append", default=[], metavar="KEY=VALUE",
                    help="method option, value parsed as JSON (repeatable), e.g. -o beta=2")  # fmt: skip
     s.add_argument("--plot", help="write a convergence plot PNG here")

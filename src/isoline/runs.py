@@ -331,9 +331,27 @@ def _check_same_settings(rec: StudyRecord, s: _Settings, space: Box | Space) -> 
     if stored != wanted:
         labels = ("method", "seed", "batch_size", "options", "space")
         diff = [
-            f"{k}: stored {a!r}, given {b!r}" for k, a, b in zip(labels, stored, wanted) if a != b
+            _space_difference(a, b) if k == "space" else f"{k}: stored {a!r}, given {b!r}"
+            for k, a, b in zip(labels, stored, wanted)
+            if a != b
         ]
         raise StoreError(f"study {rec.name!r} exists with other settings ({'; '.join(diff)})")
+
+
+def _space_difference(stored: Any, given: Any) -> str:
+    """Which parameters of a typed space differ (the whole description for a Box)."""
+    if "params" not in stored or "params" not in given:
+        return f"space: stored {stored!r}, given {given!r}"
+    a = {p["name"]: p for p in stored["params"]}
+    b = {p["name"]: p for p in given["params"]}
+    parts = [f"parameter {n!r} removed" for n in a if n not in b]
+    parts += [f"parameter {n!r} added" for n in b if n not in a]
+    parts += [
+        f"parameter {n!r}: stored {a[n]!r}, given {b[n]!r}" for n in a if n in b and a[n] != b[n]
+    ]
+    if not parts:
+        parts = [f"parameter order: stored {list(a)}, given {list(b)}"]
+    return "space: " + "; ".join(parts)
 
 
 def _abandon_crashed(

@@ -271,6 +271,9 @@ class BKOP(KernelBatchMethod):
     Options:
         weight: ``w``, the constant weight of the exploration term (paper: 1).
         (and the options of :class:`KernelBatchMethod`)
+
+    Typed spaces: the method's theory is continuous, so it searches the relaxed encoding;
+    :meth:`~isoline.methods.base.Method.ask` rounds each point to its configuration.
     """
 
     name = "bkop"

@@ -38,6 +38,9 @@ class GIBO(GradientLocalBO):
             than this (``y`` units squared; the reference uses 0.1 on the synthetic
             objectives); ``None`` (default) always takes ``n_samples``.
         See :class:`~isoline.methods.local.LocalBO` for the GP options.
+
+    Typed spaces: the method's theory is continuous, so it searches the relaxed encoding;
+    :meth:`~isoline.methods.base.Method.ask` rounds each point to its configuration.
     """
 
     name = "gibo"

@@ -124,6 +124,9 @@ class LAMinUCB(LocalBO):
             optimized: ``"local"`` (default), the box ``x_t +- delta``; ``"cube"``, the whole
             unit cube, the region the UCB move itself ranges over.
         See :class:`~isoline.methods.local.LocalBO` for the GP options.
+
+    Typed spaces: the method's theory is continuous, so it searches the relaxed encoding;
+    :meth:`~isoline.methods.base.Method.ask` rounds each point to its configuration.
     """
 
     name = "la-minucb"

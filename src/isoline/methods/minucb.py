@@ -35,6 +35,9 @@ class MinUCB(GradientLocalBO):
         b2: gradient-information samples per iteration (line 4; default ``d`` as GIBO).
         delta: half-width of the sampling box around ``x_t`` (default 0.2).
         See :class:`~isoline.methods.local.LocalBO` for the GP options.
+
+    Typed spaces: the method's theory is continuous, so it searches the relaxed encoding;
+    :meth:`~isoline.methods.base.Method.ask` rounds each point to its configuration.
     """
 
     name = "minucb"

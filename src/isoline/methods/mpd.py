@@ -96,6 +96,9 @@ class MPD(GradientLocalBO):
             (default 0.65), in ``(0.5, 1)``.
         max_steps: most move steps per iteration (default 1000; reference 10,000).
         See :class:`~isoline.methods.local.LocalBO` for the GP options.
+
+    Typed spaces: the method's theory is continuous, so it searches the relaxed encoding;
+    :meth:`~isoline.methods.base.Method.ask` rounds each point to its configuration.
     """
 
     name = "mpd"

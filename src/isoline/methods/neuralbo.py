@@ -147,6 +147,9 @@ class NeuralBO(NetworkMethod):
             mean, a fresh sample is drawn at the moved points and its argmin taken.
         preset: ``"authors"`` takes the settings of :func:`authors_preset` for every option
             not given explicitly.
+
+    Typed spaces: the method's theory is continuous, so it searches the relaxed encoding;
+    :meth:`~isoline.methods.base.Method.ask` rounds each point to its configuration.
     """
 
     name = "neuralbo"
