@@ -218,7 +218,7 @@ class Method:
                 f"tell got X {X.shape} and y {y.shape}; expected (n, {self.dim}), (n,)"
             )
         y = np.where(np.isfinite(y), y, np.nan)
-        self.X = np.vstack([self.X, X])
+        self.X = np.vstack([self.X, X if self.space is None else self.space.round(X)])
         self.y = np.concatenate([self.y, y])
         proposed = X.copy()
         known = []

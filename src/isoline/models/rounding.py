@@ -25,14 +25,15 @@ __all__ = ["SpaceRounding", "space_rounding"]
 class SpaceRounding(InputTransform):
     """Round ``(..., n, dim)`` encoded inputs of ``space``; real columns pass unchanged.
 
-    Applied to training inputs (already rounded when they come from
-    :meth:`isoline.methods.base.Method.ask`), at evaluation and inside fantasies.
+    Applied at evaluation and inside fantasies, not to the training inputs: a method's
+    observations are rounded already (:meth:`isoline.methods.base.Method.tell` stores
+    them rounded), so rounding them again at every likelihood evaluation would only cost.
     """
 
     def __init__(self, space: Space) -> None:
         super().__init__()
         self.space = space
-        self.transform_on_train = True
+        self.transform_on_train = False
         self.transform_on_eval = True
         self.transform_on_fantasize = True
 
