@@ -153,3 +153,22 @@ def test_from_problem_options_take_the_problems_hints() -> None:
     assert opts["noise"] == pytest.approx(0.01)
     with pytest.raises(ValueError, match="has no hint 'lengthscale'"):
         resolve_options({"lengthscale": "from-problem"}, problems.get("ackley", dim=2))
+
+
+def test_bench_on_a_typed_problem_reports_its_best_configurations(tmp_path) -> None:
+    cfg = parse_config(
+        {
+            "name": "typed",
+            "budget": 4,
+            "seeds": 1,
+            "methods": ["random"],
+            "problems": [{"name": "hpo-sklearn", "dim": 0, "model": "kNN", "dataset": "iris"}],
+        }
+    )
+    db = str(tmp_path / "t.db")
+    run_bench(cfg, db, workers=1, progress=False)
+    (run,) = collect(cfg, db)
+    assert set(run.best_point) == {"n_neighbors", "p"}
+    assert all(type(v) is int for v in run.best_point.values())
+    text = write_report(cfg, db, tmp_path / "rep").read_text()
+    assert "- random: best value" in text and "n_neighbors: " in text

@@ -25,6 +25,9 @@ class RunData:
     wall_time: float
     n_failed: int
     optimum: float | None
+    #: the point of the run's best value as the objective took it (a configuration dict
+    #: on a typed space, ``{name: value}`` on a named Box, else a list), or ``None``
+    best_point: Any = None
 
     def best_so_far(self) -> np.ndarray:
         v = np.where(np.isfinite(self.values), self.values, np.inf)
@@ -72,16 +75,48 @@ def collect(cfg: BenchConfig, storage: str) -> list[RunData]:
             starts = [t.started for t in trials if t.started]
             ends = [t.finished for t in trials if t.finished]
             wall = (max(ends) - min(rec.created, *starts)) if ends else 0.0
+            values = np.array([_value(t) for t in trials])
             out.append(
                 RunData(
                     spec,
-                    np.array([_value(t) for t in trials]),
+                    values,
                     wall,
                     sum(t.status == "failed" for t in trials),
                     _optimum(spec, cache),
+                    _best_point(trials, values, rec.space),
                 )
             )
     return out
+
+
+def _best_point(trials: list[Trial], values: np.ndarray, space: dict[str, Any]) -> Any:
+    """The best trial's point with its parameter names (decoded for a typed space)."""
+    ok = np.flatnonzero(np.isfinite(values))
+    if not ok.size:
+        return None
+    t = trials[int(ok[np.argmin(values[ok])])]
+    if "params" in space:
+        return {p["name"]: v for p, v in zip(space["params"], _decoded(t, space))}
+    names = space.get("names")
+    x = [float(v) for v in np.ravel(t.x)]
+    return dict(zip(names, x)) if names else x
+
+
+def _decoded(t: Trial, space: dict[str, Any]) -> list[Any]:
+    """The configuration of a typed-space trial, as stored with it (``x``)."""
+    x = t.x
+    if isinstance(x, dict):
+        return [x[p["name"]] for p in space["params"]]
+    return list(np.ravel(x))
+
+
+def _fmt_point(point: Any) -> str:
+    def one(v: Any) -> str:
+        return f"{v:.4g}" if isinstance(v, float) else repr(v)
+
+    if isinstance(point, dict):
+        return "{" + ", ".join(f"{k}: {one(v)}" for k, v in point.items()) + "}"
+    return "[" + ", ".join(one(v) for v in point) + "]"
 
 
 def _fmt(v: float) -> str:
@@ -171,6 +206,7 @@ def write_report(
                 f"{_fmt(row['median'])} | {row['wall']:.2f} | {row['failed']} |"
             )
         lines.append("")
+        lines += _best_points(pruns)
         finals[prob.label] = {r["method"]: r["finals"] for r in rows}
     against = cfg.report.get("against")
     if against:
@@ -178,6 +214,22 @@ def write_report(
     path = out / "report.md"
     path.write_text("\n".join(lines) + "\n")
     return path
+
+
+def _best_points(runs: list[RunData]) -> list[str]:
+    """One line per method: its best point over all runs, with parameter names."""
+    out = []
+    for label in dict.fromkeys(r.spec.method.label for r in runs):
+        rs = [r for r in runs if r.spec.method.label == label and r.best_point is not None]
+        if not rs:
+            continue
+        best = min(rs, key=lambda r: float(np.nanmin(r.values)))
+        value = float(np.nanmin(best.values))
+        out.append(
+            f"- {label}: best value {value:.6g} (seed {best.spec.seed}) at "
+            f"{_fmt_point(best.best_point)}"
+        )
+    return ["Best point of each method over its runs:", "", *out, ""] if out else []
 
 
 def _stats_section(finals: dict[str, dict[str, np.ndarray]], against: str) -> list[str]:
