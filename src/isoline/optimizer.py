@@ -116,7 +116,7 @@ class Optimizer:
     def _key(self, x: Any) -> bytes | str:
         return Space.key(x) if isinstance(self.space, Space) else np.asarray(x).tobytes()
 
-    def tell(self, X: np.ndarray, y: np.ndarray | list[float | None]) -> None:
+    def tell(self, X: Any, y: Any) -> None:
         """Record ``y`` ``(n,)`` at ``X`` ``(n, d)``; NaN/inf/None mark failed evaluations.
 
         ``X`` may hold points that were never asked (known data); they must lie in the box.

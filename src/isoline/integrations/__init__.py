@@ -1,0 +1,1 @@
+"""Bridges from other optimization frameworks (each needs its extra)."""

@@ -1,0 +1,224 @@
+"""isoline's methods as an Optuna sampler.
+
+``optuna.create_study(sampler=IsolineSampler("turbo", seed=0))`` lets an Optuna study (its
+storages, dashboard and pruners) propose with any registered isoline method. The joint
+search space of the completed trials is sampled *relatively* by the method; parameters
+outside it (first trial, conditional parameters) are drawn by an independent sampler
+(Optuna's ``RandomSampler`` with the same seed unless given).
+
+Optuna distributions map onto :mod:`isoline.params`: ``FloatDistribution`` to ``Real``
+(``log`` kept; with a ``step``, to an ``Integer`` index of the grid), ``IntDistribution``
+to ``Integer`` (a ``step`` > 1 likewise), ``CategoricalDistribution`` to ``Categorical``.
+isoline minimizes: a maximized study's values are negated before the method sees them.
+Failed trials are failed evaluations (NaN); a pruned trial counts with its last reported
+intermediate value, or as failed if it reported none.
+
+State: each process keeps one isoline :class:`~isoline.Optimizer` per study and search
+space, told every finished trial in trial-number order as it first sees it (its own
+proposals as answers to its asks, other workers' trials as known data), so a sampler
+started on an existing study, or in another worker process, recovers from the stored
+trials on its first ask. With ``batch_size = q > 1`` the method proposes ``q`` points
+jointly; the first goes to the asking trial and the others into the study's waiting-trial
+queue (``Study.enqueue_trial``), from which any worker of the study takes them.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from isoline.optimizer import Optimizer
+from isoline.params import Categorical, Integer, Real, Space
+
+try:
+    import optuna
+    from optuna.distributions import (
+        BaseDistribution,
+        CategoricalDistribution,
+        FloatDistribution,
+        IntDistribution,
+    )
+    from optuna.samplers import BaseSampler, RandomSampler
+    from optuna.search_space import intersection_search_space
+    from optuna.study import Study, StudyDirection
+    from optuna.trial import FrozenTrial, TrialState
+except ImportError as err:  # pragma: no cover - exercised without the extra
+    raise ImportError(
+        'isoline.integrations.optuna needs Optuna: pip install "isoline[optuna]"'
+    ) from err
+
+__all__ = ["IsolineSampler"]
+
+#: Optuna versions this bridge is tested with (major versions)
+TESTED_OPTUNA = (4, 5)
+_FIXED = "fixed_params"
+_BATCH = "isoline:batch"
+
+
+def _check_version() -> None:
+    major = int(optuna.__version__.split(".")[0])
+    if major not in TESTED_OPTUNA:
+        raise RuntimeError(
+            f"IsolineSampler is tested with Optuna {TESTED_OPTUNA[0]}.x-{TESTED_OPTUNA[-1]}.x, "
+            f"this is {optuna.__version__}"
+        )
+
+
+def _param(dist: BaseDistribution) -> Real | Integer | Categorical:
+    """The isoline parameter of one Optuna distribution."""
+    if isinstance(dist, CategoricalDistribution):
+        return Categorical(dist.choices)
+    if isinstance(dist, IntDistribution):
+        if dist.step == 1:
+            return Integer(dist.low, dist.high, log=dist.log)
+        return Integer(0, (dist.high - dist.low) // dist.step)
+    if isinstance(dist, FloatDistribution):
+        if dist.step is None:
+            return Real(dist.low, dist.high, log=dist.log)
+        return Integer(0, int(round((dist.high - dist.low) / dist.step)))
+    raise ValueError(f"IsolineSampler does not support {type(dist).__name__}")
+
+
+def _to_optuna(dist: BaseDistribution, value: Any) -> Any:
+    """A configuration value as the Optuna distribution's value."""
+    if isinstance(dist, IntDistribution):
+        return int(value if dist.step == 1 else dist.low + value * dist.step)
+    if isinstance(dist, FloatDistribution):
+        if dist.step is None:
+            return float(value)
+        return float(min(dist.low + value * dist.step, dist.high))
+    return value
+
+
+def _from_optuna(dist: BaseDistribution, value: Any) -> Any:
+    """An Optuna parameter value as the configuration value of its isoline parameter."""
+    if isinstance(dist, IntDistribution):
+        return int(value if dist.step == 1 else (value - dist.low) // dist.step)
+    if isinstance(dist, FloatDistribution):
+        if dist.step is None:
+            return float(value)
+        return int(round((value - dist.low) / dist.step))
+    return value
+
+
+@dataclass
+class _State:
+    """One process's optimizer for one study and search space."""
+
+    optimizer: Optimizer
+    told: set[int] = field(default_factory=set)
+
+
+class IsolineSampler(BaseSampler):
+    """An Optuna sampler that proposes with a registered isoline method.
+
+    Args:
+        method: an isoline method name (``isoline.methods()``).
+        seed: seed of the method and of the independent sampler (``None``: a random one).
+        batch_size: points the method proposes jointly; all but the first of each batch are
+            queued in the study for the next trials (of any worker).
+        independent_sampler: sampler of the parameters outside the relative search space
+            (default ``RandomSampler(seed)``).
+        **options: the method's options (and ``n_init``, ``init``).
+
+    Raises:
+        ValueError: on a multi-objective study, or for an unsupported distribution.
+    """
+
+    def __init__(
+        self,
+        method: str = "gp-ei",
+        *,
+        seed: int | None = None,
+        batch_size: int = 1,
+        independent_sampler: BaseSampler | None = None,
+        **options: Any,
+    ) -> None:
+        _check_version()
+        self.method = method
+        self._seed = int(np.random.default_rng().integers(2**31)) if seed is None else seed
+        self.batch_size = batch_size
+        self.options = options
+        self._independent = independent_sampler or RandomSampler(seed=self._seed)
+        self._states: dict[tuple[int, str], _State] = {}
+        # fail now, not at the first relative sample, on a bad method or option
+        Optimizer(Space({"x": Real(0.0, 1.0)}), method, seed=self._seed, batch_size=batch_size,
+                  **options)  # fmt: skip
+
+    def reseed_rng(self) -> None:
+        self._independent.reseed_rng()
+
+    def infer_relative_search_space(
+        self, study: Study, trial: FrozenTrial
+    ) -> dict[str, BaseDistribution]:
+        self._raise_error_if_multi_objective(study)
+        done = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
+        space = intersection_search_space(done)
+        return {name: d for name, d in sorted(space.items()) if not d.single()}
+
+    def sample_relative(
+        self, study: Study, trial: FrozenTrial, search_space: dict[str, BaseDistribution]
+    ) -> dict[str, Any]:
+        self._raise_error_if_multi_objective(study)
+        if not search_space:
+            return {}
+        fixed = trial.system_attrs.get(_FIXED, {})
+        if all(name in fixed for name in search_space):
+            return {}  # a queued trial: its parameters are set already
+        state = self._state(study, search_space)
+        self._sync(study, state, search_space)
+        first, *rest = state.optimizer.ask()
+        for config in rest:
+            params = {n: _to_optuna(search_space[n], config[n]) for n in search_space}
+            study.enqueue_trial(params, user_attrs={_BATCH: trial.number})
+        return {n: _to_optuna(search_space[n], first[n]) for n in search_space}
+
+    def sample_independent(
+        self,
+        study: Study,
+        trial: FrozenTrial,
+        param_name: str,
+        param_distribution: BaseDistribution,
+    ) -> Any:
+        self._raise_error_if_multi_objective(study)
+        return self._independent.sample_independent(study, trial, param_name, param_distribution)
+
+    # -- state ---------------------------------------------------------------------------
+    def _state(self, study: Study, search_space: dict[str, BaseDistribution]) -> _State:
+        key = (study._study_id, repr(sorted(search_space.items())))
+        if key not in self._states:
+            space = Space({name: _param(d) for name, d in search_space.items()})
+            opt = Optimizer(space, self.method, seed=self._seed, batch_size=self.batch_size,
+                            **self.options)  # fmt: skip
+            self._states[key] = _State(opt)
+        return self._states[key]
+
+    def _sync(self, study: Study, state: _State, search_space: dict[str, BaseDistribution]) -> None:
+        """Tell the optimizer every finished trial of the search space it has not seen."""
+        sign = -1.0 if study.direction == StudyDirection.MAXIMIZE else 1.0
+        configs, values = [], []
+        for t in study.get_trials(deepcopy=False):
+            if t.number in state.told or not t.state.is_finished():
+                continue
+            if not all(
+                n in t.params and t.distributions[n] == search_space[n] for n in search_space
+            ):
+                continue
+            state.told.add(t.number)
+            configs.append({n: _from_optuna(search_space[n], t.params[n]) for n in search_space})
+            values.append(_value(t, sign))
+        if configs:
+            state.optimizer.tell(configs, values)
+
+
+def _value(t: FrozenTrial, sign: float) -> float | None:
+    """The value the method sees: minimized, NaN-free (``None`` marks a failure)."""
+    if t.state == TrialState.COMPLETE and t.value is not None and math.isfinite(t.value):
+        return sign * t.value
+    if t.state == TrialState.PRUNED and t.intermediate_values:
+        last = t.intermediate_values[max(t.intermediate_values)]
+        return sign * last if math.isfinite(last) else None
+    return None

@@ -1,0 +1,104 @@
+"""IsolineSampler through Optuna's own sampler test suite, and the bridge's own behaviour."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import optuna
+import pytest
+from optuna.samplers import BaseSampler
+from optuna.testing.pytest_samplers import (
+    BasicSamplerTestCase,
+    RelativeSamplerTestCase,
+    SingleOnlySamplerTestCase,
+)
+
+from isoline.integrations.optuna import IsolineSampler
+
+optuna.logging.set_verbosity(optuna.logging.WARNING)
+
+METHODS = ["gp-ei", "turbo", "cma-es", "la-minucb", "bkop"]
+
+
+class TestOptunaSuite(BasicSamplerTestCase, RelativeSamplerTestCase, SingleOnlySamplerTestCase):
+    @pytest.fixture(params=METHODS)
+    def sampler(self, request: pytest.FixtureRequest) -> Callable[[], BaseSampler]:
+        return lambda: IsolineSampler(request.param, seed=0)
+
+
+def _objective(trial: optuna.Trial) -> float:
+    x = trial.suggest_float("x", -3.0, 3.0)
+    n = trial.suggest_int("n", 1, 8)
+    c = trial.suggest_categorical("c", ["a", "b", None])
+    return (x - 1.0) ** 2 + 0.1 * (n - 5) ** 2 + {"a": 0.0, "b": 1.0, None: 2.0}[c]
+
+
+def test_same_seed_same_trials() -> None:
+    runs = []
+    for _ in range(2):
+        study = optuna.create_study(sampler=IsolineSampler("gp-ei", seed=3))
+        study.optimize(_objective, n_trials=8)
+        runs.append([t.params for t in study.trials])
+    assert runs[0] == runs[1]
+
+
+def test_maximize_failures_and_pruning_reach_the_method() -> None:
+    calls = {"n": 0}
+
+    def objective(trial: optuna.Trial) -> float:
+        calls["n"] += 1
+        x = trial.suggest_float("x", 0.0, 1.0)
+        if calls["n"] == 4:
+            raise RuntimeError("simulator crashed")
+        if calls["n"] == 5:
+            trial.report(-0.5, step=1)
+            raise optuna.TrialPruned()
+        return -((x - 0.3) ** 2)
+
+    sampler = IsolineSampler("gp-ei", seed=0)
+    study = optuna.create_study(direction="maximize", sampler=sampler)
+    study.optimize(objective, n_trials=12, catch=(RuntimeError,))
+    (state,) = sampler._states.values()
+    y = state.optimizer.method.y
+    assert np.isnan(y).sum() == 1  # the failed trial
+    assert 0.5 in y  # the pruned trial's last intermediate value, negated
+    assert np.nanmin(y) >= 0.0  # maximized values were negated
+    assert study.best_value > -0.01
+
+
+def test_batches_go_through_the_waiting_queue() -> None:
+    sampler = IsolineSampler("bkop", seed=0, batch_size=4)
+    study = optuna.create_study(sampler=sampler)
+    study.optimize(_objective, n_trials=16)
+    keys = [tuple(sorted(t.params.items(), key=str)) for t in study.trials]
+    assert len(set(keys)) == len(keys)
+    queued = [t for t in study.trials if "isoline:batch" in t.user_attrs]
+    assert len(queued) >= 6
+
+
+def test_a_new_sampler_recovers_from_the_stored_trials() -> None:
+    study = optuna.create_study(sampler=IsolineSampler("gp-ei", seed=1))
+    study.optimize(_objective, n_trials=10)
+    fresh = IsolineSampler("gp-ei", seed=1)
+    resumed = optuna.load_study(study_name=study.study_name, storage=study._storage,
+                                sampler=fresh)  # fmt: skip
+    resumed.optimize(_objective, n_trials=1)
+    (state,) = fresh._states.values()
+    assert len(state.optimizer.method.y) == 10  # every earlier trial was told
+
+
+def test_bad_input_is_named() -> None:
+    with pytest.raises(ValueError, match="unknown method|nope"):
+        IsolineSampler("nope")
+    with pytest.raises(TypeError, match="no_such"):
+        IsolineSampler("gp-ei", no_such=1)
+    study = optuna.create_study(directions=["minimize", "minimize"], sampler=IsolineSampler())
+    with pytest.raises(ValueError):
+        study.optimize(lambda t: (t.suggest_float("x", 0, 1), 1.0), n_trials=1)
+
+
+def test_an_untested_optuna_version_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(optuna, "__version__", "3.6.1")
+    with pytest.raises(RuntimeError, match="tested with Optuna 4.x-5.x, this is 3.6.1"):
+        IsolineSampler("gp-ei")
