@@ -91,6 +91,16 @@ class Optimizer:
             U = np.clip(self.space.to_unit(_check_tell_points(X, self.space)), 0.0, 1.0)
         self.method.enqueue(U)
 
+    def add_pending(self, X: Any) -> None:
+        """Points being evaluated elsewhere (as :meth:`tell` takes them): on a typed space
+        :meth:`ask` does not propose their configurations again while unseen ones remain."""
+        if isinstance(self.space, Space):
+            self.method.add_pending(self.space.to_unit(_check_tell_configs(X, self.space)))
+        else:
+            self.method.add_pending(
+                np.clip(self.space.to_unit(_check_tell_points(X, self.space)), 0, 1)
+            )
+
     @property
     def seed(self) -> int:
         return self.method.seed

@@ -71,9 +71,11 @@ def test_batches_go_through_the_waiting_queue() -> None:
     sampler = IsolineSampler("bkop", seed=0, batch_size=4)
     study = optuna.create_study(sampler=sampler)
     study.optimize(_objective, n_trials=16)
-    keys = [tuple(sorted(t.params.items(), key=str)) for t in study.trials]
+    done = study.get_trials(states=(optuna.trial.TrialState.COMPLETE,))
+    assert len(done) == 16
+    keys = [tuple(sorted(t.params.items(), key=str)) for t in done]
     assert len(set(keys)) == len(keys)
-    queued = [t for t in study.trials if "isoline:batch" in t.user_attrs]
+    queued = [t for t in done if "isoline:batch" in t.user_attrs]
     assert len(queued) >= 6
 
 
@@ -102,3 +104,35 @@ def test_an_untested_optuna_version_is_refused(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setattr(optuna, "__version__", "3.6.1")
     with pytest.raises(RuntimeError, match="tested with Optuna 4.x-5.x, this is 3.6.1"):
         IsolineSampler("gp-ei")
+
+
+_WORKER = """
+import sys, time, optuna
+from isoline.integrations.optuna import IsolineSampler
+optuna.logging.set_verbosity(optuna.logging.WARNING)
+def objective(trial):
+    x = trial.suggest_float("x", -3.0, 3.0)
+    n = trial.suggest_int("n", 1, 8)
+    time.sleep(0.2)
+    return (x - 1.0) ** 2 + 0.1 * (n - 5) ** 2
+study = optuna.load_study(study_name="shared", storage=sys.argv[1],
+                          sampler=IsolineSampler("gp-ei", seed=int(sys.argv[2])))
+study.optimize(objective, n_trials=6)
+"""
+
+
+def test_worker_processes_share_one_sqlite_study(tmp_path) -> None:
+    import subprocess
+    import sys
+
+    url = f"sqlite:///{tmp_path / 'optuna.db'}"
+    optuna.create_study(study_name="shared", storage=url)
+    script = tmp_path / "worker.py"
+    script.write_text(_WORKER)
+    workers = [subprocess.Popen([sys.executable, str(script), url, "0"]) for _ in range(2)]
+    assert all(w.wait(timeout=600) == 0 for w in workers)
+    trials = optuna.load_study(study_name="shared", storage=url).trials
+    assert len(trials) == 12
+    assert all(t.state == optuna.trial.TrialState.COMPLETE for t in trials)
+    keys = [tuple(sorted(t.params.items())) for t in trials]
+    assert len(set(keys)) == len(keys), "two workers evaluated the same configuration"

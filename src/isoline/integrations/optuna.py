@@ -4,7 +4,8 @@
 storages, dashboard and pruners) propose with any registered isoline method. The joint
 search space of the completed trials is sampled *relatively* by the method; parameters
 outside it (first trial, conditional parameters) are drawn by an independent sampler
-(Optuna's ``RandomSampler`` with the same seed unless given).
+(uniform draws of Optuna's ``RandomSampler``, seeded by the seed and the trial number,
+unless another sampler is given).
 
 Optuna distributions map onto :mod:`isoline.params`: ``FloatDistribution`` to ``Real``
 (``log`` kept; with a ``step``, to an ``Integer`` index of the grid), ``IntDistribution``
@@ -15,15 +16,21 @@ intermediate value, or as failed if it reported none.
 
 State: each process keeps one isoline :class:`~isoline.Optimizer` per study and search
 space, told every finished trial in trial-number order as it first sees it (its own
-proposals as answers to its asks, other workers' trials as known data), so a sampler
+proposals as answers to its asks, other workers' trials as known data; running trials
+as pending, whose configurations are not proposed again; each proposal is claimed in the
+storage before it is returned, so two workers never evaluate one configuration), so a
+sampler
 started on an existing study, or in another worker process, recovers from the stored
 trials on its first ask. With ``batch_size = q > 1`` the method proposes ``q`` points
 jointly; the first goes to the asking trial and the others into the study's waiting-trial
-queue (``Study.enqueue_trial``), from which any worker of the study takes them.
+queue (``Study.enqueue_trial``), from which any worker of the study takes them. Workers
+may share one seed: independent draws are seeded by the trial number too, and the claims
+keep two workers that propose alike at the same moment from evaluating one configuration.
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -56,6 +63,9 @@ __all__ = ["IsolineSampler"]
 TESTED_OPTUNA = (4, 5)
 _FIXED = "fixed_params"
 _BATCH = "isoline:batch"
+_CLAIM = "isoline:claim"
+#: proposals tried before one that no other trial holds or has claimed is given up on
+_CLAIM_ATTEMPTS = 5
 
 
 def _check_version() -> None:
@@ -121,7 +131,7 @@ class IsolineSampler(BaseSampler):
         batch_size: points the method proposes jointly; all but the first of each batch are
             queued in the study for the next trials (of any worker).
         independent_sampler: sampler of the parameters outside the relative search space
-            (default ``RandomSampler(seed)``).
+            (default: uniform draws seeded by ``seed`` and the trial number).
         **options: the method's options (and ``n_init``, ``init``).
 
     Raises:
@@ -142,14 +152,15 @@ class IsolineSampler(BaseSampler):
         self._seed = int(np.random.default_rng().integers(2**31)) if seed is None else seed
         self.batch_size = batch_size
         self.options = options
-        self._independent = independent_sampler or RandomSampler(seed=self._seed)
+        self._independent = independent_sampler
         self._states: dict[tuple[int, str], _State] = {}
         # fail now, not at the first relative sample, on a bad method or option
         Optimizer(Space({"x": Real(0.0, 1.0)}), method, seed=self._seed, batch_size=batch_size,
                   **options)  # fmt: skip
 
     def reseed_rng(self) -> None:
-        self._independent.reseed_rng()
+        if self._independent is not None:
+            self._independent.reseed_rng()
 
     def infer_relative_search_space(
         self, study: Study, trial: FrozenTrial
@@ -170,11 +181,16 @@ class IsolineSampler(BaseSampler):
             return {}  # a queued trial: its parameters are set already
         state = self._state(study, search_space)
         self._sync(study, state, search_space)
-        first, *rest = state.optimizer.ask()
+        for _ in range(_CLAIM_ATTEMPTS):
+            first, *rest = state.optimizer.ask()
+            params = {n: _to_optuna(search_space[n], first[n]) for n in search_space}
+            if not _claimed_elsewhere(study, trial, params):
+                break
+            state.optimizer.add_pending([first])
         for config in rest:
-            params = {n: _to_optuna(search_space[n], config[n]) for n in search_space}
-            study.enqueue_trial(params, user_attrs={_BATCH: trial.number})
-        return {n: _to_optuna(search_space[n], first[n]) for n in search_space}
+            queued = {n: _to_optuna(search_space[n], config[n]) for n in search_space}
+            study.enqueue_trial(queued, user_attrs={_BATCH: trial.number})
+        return params
 
     def sample_independent(
         self,
@@ -184,7 +200,9 @@ class IsolineSampler(BaseSampler):
         param_distribution: BaseDistribution,
     ) -> Any:
         self._raise_error_if_multi_objective(study)
-        return self._independent.sample_independent(study, trial, param_name, param_distribution)
+        seed = int(np.random.SeedSequence([self._seed, trial.number]).generate_state(1)[0])
+        independent = self._independent or RandomSampler(seed=seed)
+        return independent.sample_independent(study, trial, param_name, param_distribution)
 
     # -- state ---------------------------------------------------------------------------
     def _state(self, study: Study, search_space: dict[str, BaseDistribution]) -> _State:
@@ -199,19 +217,51 @@ class IsolineSampler(BaseSampler):
     def _sync(self, study: Study, state: _State, search_space: dict[str, BaseDistribution]) -> None:
         """Tell the optimizer every finished trial of the search space it has not seen."""
         sign = -1.0 if study.direction == StudyDirection.MAXIMIZE else 1.0
-        configs, values = [], []
+        configs, values, pending = [], [], []
         for t in study.get_trials(deepcopy=False):
-            if t.number in state.told or not t.state.is_finished():
+            if t.number in state.told:
+                continue
+            if not t.state.is_finished():
+                held = _held(t)
+                if all(n in held for n in search_space):
+                    pending.append(
+                        {n: _from_optuna(search_space[n], held[n]) for n in search_space}
+                    )
                 continue
             if not all(
                 n in t.params and t.distributions[n] == search_space[n] for n in search_space
             ):
                 continue
+            config = {n: _from_optuna(search_space[n], t.params[n]) for n in search_space}
             state.told.add(t.number)
-            configs.append({n: _from_optuna(search_space[n], t.params[n]) for n in search_space})
+            configs.append(config)
             values.append(_value(t, sign))
         if configs:
             state.optimizer.tell(configs, values)
+        for config in pending:
+            with contextlib.suppress(ValueError, TypeError):  # held values outside the space
+                state.optimizer.add_pending([config])
+
+
+def _claimed_elsewhere(study: Study, trial: FrozenTrial, params: dict[str, Any]) -> bool:
+    """Record ``params`` as ``trial``'s claim, then tell whether another trial holds them
+    already, or an earlier-numbered unfinished trial claimed them too (so of two workers
+    that propose alike at the same moment, the later trial proposes again)."""
+    study._storage.set_trial_system_attr(trial._trial_id, _CLAIM, params)
+    for t in study.get_trials(deepcopy=False):
+        if t.number == trial.number:
+            continue
+        if _held(t) == params:
+            return True
+        if t.number < trial.number and not t.state.is_finished():
+            if t.system_attrs.get(_CLAIM) == params:
+                return True
+    return False
+
+
+def _held(t: FrozenTrial) -> dict[str, Any]:
+    """A trial's parameters: suggested ones, and for a waiting (queued) trial its fixed ones."""
+    return {**t.system_attrs.get(_FIXED, {}), **t.params}
 
 
 def _value(t: FrozenTrial, sign: float) -> float | None:

@@ -235,6 +235,12 @@ class Method:
         with single_threaded():
             self.observe(proposed, y)
 
+    def add_pending(self, X: np.ndarray) -> None:
+        """Points being evaluated elsewhere (e.g. by other workers): on a typed space their
+        configurations are not served again while unseen ones remain."""
+        if self.space is not None:
+            self._seen.update(r.tobytes() for r in self.space.round(np.atleast_2d(X)))
+
     def enqueue(self, X: np.ndarray) -> None:
         """Serve the ``(n, d)`` unit-cube points ``X`` first, in order, each in place of the
         unserved initial-design point nearest it."""
