@@ -136,3 +136,15 @@ def test_worker_processes_share_one_sqlite_study(tmp_path) -> None:
     assert all(t.state == optuna.trial.TrialState.COMPLETE for t in trials)
     keys = [tuple(sorted(t.params.items())) for t in trials]
     assert len(set(keys)) == len(keys), "two workers evaluated the same configuration"
+
+
+def test_the_optunahub_package_loads_and_runs() -> None:
+    from pathlib import Path
+
+    import optunahub
+
+    root = Path(__file__).resolve().parents[2] / "packaging" / "optunahub"
+    mod = optunahub.load_local_module(package="samplers/isoline", registry_root=str(root))
+    study = optuna.create_study(sampler=mod.IsolineSampler("turbo", seed=0))
+    study.optimize(_objective, n_trials=6)
+    assert len(study.trials) == 6 and np.isfinite(study.best_value)
