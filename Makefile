@@ -24,8 +24,8 @@ test: $(STAMP)
 	$(PY) -m pytest -n 2 -p no:cacheprovider --timeout=900
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check src tests benchmarks packaging
-	$(VENV)/bin/ruff format --check src tests benchmarks packaging
+	$(VENV)/bin/ruff check src tests benchmarks packaging examples
+	$(VENV)/bin/ruff format --check src tests benchmarks packaging examples
 	$(VENV)/bin/mypy
 
 clean:
