@@ -245,17 +245,17 @@ class IsolineSampler(BaseSampler):
 
 def _claimed_elsewhere(study: Study, trial: FrozenTrial, params: dict[str, Any]) -> bool:
     """Record ``params`` as ``trial``'s claim, then tell whether another trial holds them
-    already, or an earlier-numbered unfinished trial claimed them too (so of two workers
-    that propose alike at the same moment, the later trial proposes again)."""
+    already or another unfinished trial claimed them too. Each worker writes its claim
+    before it reads the others', so of two workers that propose alike at the same moment
+    at least one sees the other's claim and proposes again."""
     study._storage.set_trial_system_attr(trial._trial_id, _CLAIM, params)
     for t in study.get_trials(deepcopy=False):
         if t.number == trial.number:
             continue
         if _held(t) == params:
             return True
-        if t.number < trial.number and not t.state.is_finished():
-            if t.system_attrs.get(_CLAIM) == params:
-                return True
+        if not t.state.is_finished() and t.system_attrs.get(_CLAIM) == params:
+            return True
     return False
 
 
