@@ -148,3 +148,44 @@ def test_the_optunahub_package_loads_and_runs() -> None:
     study = optuna.create_study(sampler=mod.IsolineSampler("turbo", seed=0))
     study.optimize(_objective, n_trials=6)
     assert len(study.trials) == 6 and np.isfinite(study.best_value)
+
+
+_DYING_WORKER = """
+import sys, time, optuna
+from isoline.integrations.optuna import IsolineSampler
+optuna.logging.set_verbosity(optuna.logging.WARNING)
+storage = optuna.storages.RDBStorage(sys.argv[1], heartbeat_interval=1, grace_period=2)
+def objective(trial):
+    x = trial.suggest_float("x", -3.0, 3.0)
+    if trial.number == 4:
+        print("hanging", flush=True)
+        time.sleep(600)
+    return (x - 1.0) ** 2
+study = optuna.load_study(study_name="s", storage=storage, sampler=IsolineSampler("gp-ei", seed=0))
+study.optimize(objective, n_trials=10)
+"""
+
+
+def test_a_killed_worker_leaves_the_study_usable(tmp_path) -> None:
+    import subprocess
+    import sys
+    import time
+
+    url = f"sqlite:///{tmp_path / 'hb.db'}"
+    storage = optuna.storages.RDBStorage(url, heartbeat_interval=1, grace_period=2)
+    optuna.create_study(study_name="s", storage=storage)
+    script = tmp_path / "dying.py"
+    script.write_text(_DYING_WORKER)
+    worker = subprocess.Popen([sys.executable, str(script), url], stdout=subprocess.PIPE, text=True)
+    assert worker.stdout is not None and worker.stdout.readline().strip() == "hanging"
+    worker.kill()
+    worker.wait(timeout=60)
+    time.sleep(3)  # past the grace period: the hanging trial is stale
+    sampler = IsolineSampler("gp-ei", seed=1)
+    study = optuna.load_study(study_name="s", storage=storage, sampler=sampler)
+    study.optimize(lambda t: (t.suggest_float("x", -3.0, 3.0) - 1.0) ** 2, n_trials=3)
+    states = [t.state for t in study.trials]
+    assert states[4] == optuna.trial.TrialState.FAIL
+    assert states.count(optuna.trial.TrialState.COMPLETE) == 7
+    (state,) = sampler._states.values()
+    assert np.isnan(state.optimizer.method.y).sum() == 1  # the killed trial, as a failure
