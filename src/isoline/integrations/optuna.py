@@ -189,7 +189,7 @@ class IsolineSampler(BaseSampler):
             state.optimizer.add_pending([first])
         for config in rest:
             queued = {n: _to_optuna(search_space[n], config[n]) for n in search_space}
-            study.enqueue_trial(queued, user_attrs={_BATCH: trial.number})
+            study.enqueue_trial(queued, user_attrs={_BATCH: trial.number}, skip_if_exists=True)
         return params
 
     def sample_independent(
