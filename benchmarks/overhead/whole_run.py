@@ -26,7 +26,10 @@ other load shows in wall time, not in CPU time. Results go to a JSON-lines file,
 Usage::
 
     nice -n 10 python benchmarks/overhead/whole_run.py run --out whole_run.jsonl
-    python benchmarks/overhead/whole_run.py summary --out whole_run.jsonl
+    python benchmarks/overhead/whole_run.py summary --out whole_run.jsonl [later.jsonl ...]
+
+``summary`` given the runs of two commits (e.g. before and after a change of defaults)
+also compares them seed by seed.
 """
 
 from __future__ import annotations
@@ -51,6 +54,7 @@ from botorch.fit import fit_gpytorch_mll
 from botorch.models import SingleTaskGP
 from botorch.optim import optimize_acqf
 from gpytorch.mlls import ExactMarginalLogLikelihood
+from scipy.stats import wilcoxon
 
 import isoline as iso
 import isoline.acquisition as acquisition_module
@@ -233,31 +237,85 @@ def run(out: Path, only: str | None) -> None:
                 )
 
 
-def summary(out: Path) -> None:
-    rows = [json.loads(line) for line in out.read_text().splitlines()]
+def summary(files: list[Path]) -> None:
+    """Print the whole-run table and, for contenders run at two commits, the comparison."""
+    rows = [json.loads(line) for f in files for line in f.read_text().splitlines()]
+    commits = list(dict.fromkeys(r["commit"] for r in rows))
     print(
-        "| d | budget | contender | runs | suggestion CPU s (mean) | x GPSampler | wall s | fit share | acq share | final best (mean +- SEM) |"
+        "| d | budget | contender | commit | runs | suggestion CPU s (mean) | x GPSampler "
+        "| wall s | fit share | acq share | final best (mean +- SEM) |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for d, budget in CELLS:
         ref = [r["cpu"] for r in rows if r["d"] == d and r["contender"] == "optuna-gp"]
         for name in CONTENDERS:
-            rs = [r for r in rows if r["d"] == d and r["contender"] == name]
-            if not rs:
-                continue
-            cpu = np.mean([r["cpu"] for r in rs])
-            best = np.array([r["best"] for r in rs])
-            sem = best.std(ddof=1) / np.sqrt(best.size) if best.size > 1 else float("nan")
-            ratio = f"{cpu / np.mean(ref):.2f}" if ref else "-"
-            fit = np.sum([r.get("cpu_fit", np.nan) for r in rs]) / np.sum([r["cpu"] for r in rs])
-            acq = np.sum([r.get("cpu_acquisition", np.nan) for r in rs]) / np.sum(
-                [r["cpu"] for r in rs]
-            )
-            print(
-                f"| {d} | {budget} | {name} | {len(rs)} | {cpu:.1f} | {ratio} | "
-                f"{np.mean([r['wall'] for r in rs]):.1f} | {fit:.2f} | {acq:.2f} | "
-                f"{best.mean():.3f} +- {sem:.3f} |"
-            )
+            for commit in commits:
+                rs = [
+                    r for r in rows
+                    if r["d"] == d and r["contender"] == name and r["commit"] == commit
+                ]  # fmt: skip
+                if rs:
+                    print(_table_row(d, budget, name, commit, rs, ref))
+    _compare(rows, commits)
+
+
+def _table_row(
+    d: int, budget: int, name: str, commit: str, rs: list[dict[str, Any]], ref: list[float]
+) -> str:
+    cpu = np.mean([r["cpu"] for r in rs])
+    best = np.array([r["best"] for r in rs])
+    sem = best.std(ddof=1) / np.sqrt(best.size) if best.size > 1 else float("nan")
+    ratio = f"{cpu / np.mean(ref):.2f}" if ref else "-"
+    total = np.sum([r["cpu"] for r in rs])
+    fit = np.sum([r.get("cpu_fit", np.nan) for r in rs]) / total
+    acq = np.sum([r.get("cpu_acquisition", np.nan) for r in rs]) / total
+    return (
+        f"| {d} | {budget} | {name} | {commit} | {len(rs)} | {cpu:.1f} | {ratio} | "
+        f"{np.mean([r['wall'] for r in rs]):.1f} | {fit:.2f} | {acq:.2f} | "
+        f"{best.mean():.3f} +- {sem:.3f} |"
+    )
+
+
+def _compare(rows: list[dict[str, Any]], commits: list[str]) -> None:
+    """Later commit against the earliest, paired by seed (same initial design): CPU ratio
+    and a one-sided Wilcoxon signed-rank test of "the later final value is worse"."""
+    if len(commits) < 2:
+        return
+    print(
+        "\n| d | contender | commits | paired seeds | CPU later / earlier | final best earlier "
+        "| final best later | p (later worse) |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
+    first = commits[0]
+    for d, _ in CELLS:
+        for name in CONTENDERS:
+            for later in commits[1:]:
+                a = {
+                    r["seed"]: r
+                    for r in rows
+                    if (r["d"], r["contender"], r["commit"]) == (d, name, first)
+                }
+                b = {
+                    r["seed"]: r
+                    for r in rows
+                    if (r["d"], r["contender"], r["commit"]) == (d, name, later)
+                }
+                seeds = sorted(set(a) & set(b))
+                if not seeds:
+                    continue
+                ya = np.array([a[s]["best"] for s in seeds])
+                yb = np.array([b[s]["best"] for s in seeds])
+                ratio = sum(b[s]["cpu"] for s in seeds) / sum(a[s]["cpu"] for s in seeds)
+                diff = yb - ya
+                p = (
+                    float(wilcoxon(diff, alternative="greater").pvalue)
+                    if np.any(diff != 0)
+                    else 1.0
+                )
+                print(
+                    f"| {d} | {name} | {first} -> {later} | {len(seeds)} | {ratio:.2f} | "
+                    f"{ya.mean():.3f} | {yb.mean():.3f} | {p:.3f} |"
+                )
 
 
 def main() -> None:
@@ -267,7 +325,7 @@ def main() -> None:
     r.add_argument("--out", type=Path, required=True)
     r.add_argument("--only", choices=CONTENDERS)
     s = sub.add_parser("summary")
-    s.add_argument("--out", type=Path, required=True)
+    s.add_argument("--out", type=Path, required=True, nargs="+")
     args = p.parse_args()
     run(args.out, args.only) if args.cmd == "run" else summary(args.out)
 

@@ -36,16 +36,50 @@ def test_batch_and_matern_kernel(name: str) -> None:
     assert best < 0.02
 
 
-def test_warm_start_keeps_fitted_hyperparameters_and_can_be_disabled() -> None:
-    m = make_method("gp-ei", 2, seed=0, n_init=6)
-    cold = make_method("gp-ei", 2, seed=0, n_init=6, warm_start=False)
+def _record_fits(monkeypatch: pytest.MonkeyPatch) -> list[dict]:
+    """Arguments of every ``fit_gp`` call the GP methods make."""
+    import importlib
+
+    gp_bo = importlib.import_module("isoline.methods.gp_bo")
+    calls: list[dict] = []
+
+    def spy(X: np.ndarray, y: np.ndarray, **kw: object):
+        calls.append({"n": len(y), **kw})
+        return fit_gp(X, y, **kw)
+
+    monkeypatch.setattr(gp_bo, "fit_gp", spy)
+    return calls
+
+
+def test_warm_start_keeps_fitted_hyperparameters_and_can_be_disabled(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    calls = _record_fits(monkeypatch)
+    m = make_method("gp-ei", 2, seed=0, n_init=6, refit_growth=0)
+    cold = make_method("gp-ei", 2, seed=0, n_init=6, refit_growth=0, warm_start=False)
     for opt in (m, cold):
         for _ in range(14):
             X = opt.ask()
             opt.tell(X, quadratic(X))
-    assert m._gp_state is not None and cold._gp_state is None
-    assert "covar_module.raw_lengthscale" in m._gp_state
+    warm_calls, cold_calls = calls[:8], calls[8:]
+    assert all(c["fit"] for c in calls)  # refit_growth=0: a fit at every proposal
+    assert warm_calls[0]["init"] is None and all(c["init"] is not None for c in warm_calls[1:])
+    assert all(c["init"] is None for c in cold_calls)
+    assert m._gp_state is not None and "covar_module.raw_lengthscale" in m._gp_state
     assert m.best[1] < 0.01 and cold.best[1] < 0.01  # random search: ~0.044 on average
+
+
+def test_refit_growth_refits_as_the_data_grow(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = _record_fits(monkeypatch)
+    m = make_method("gp-ei", 2, seed=0, n_init=6, refit_growth=0.5)
+    for _ in range(20):
+        X = m.ask()
+        m.tell(X, quadratic(X))
+    fitted = [c["n"] for c in calls if c["fit"]]
+    assert fitted == [6, 9, 14]  # each >= 1.5 x the previous fit's n
+    kept = [c for c in calls if not c["fit"]]
+    assert len(kept) == 14 - 3 and all(c["init"] is not None for c in kept)
+    assert all(c["ftol"] == 1e-6 for c in calls)
 
 
 def test_ucb_beta_schedule() -> None:
@@ -67,6 +101,11 @@ def test_ucb_beta_schedule() -> None:
         ("gp-ucb", dict(delta=1.5), "delta"),
         ("gp-ts", dict(n_candidates=0), "n_candidates"),
         ("gp-ei", dict(warm_start="yes"), "warm_start"),
+        ("gp-ei", dict(fit_ftol=0.0), "fit_ftol"),
+        ("gp-ei", dict(refit_growth=-0.1), "refit_growth"),
+        ("gp-ucb", dict(acq_maxiter=0), "acq_maxiter"),
+        ("gp-ei", dict(mc_samples=0), "mc_samples"),
+        ("la-minucb", dict(fit_ftol=-1.0), "fit_ftol"),
     ],
 )
 def test_bad_options(name: str, options: dict, match: str) -> None:

@@ -90,6 +90,7 @@ class LocalGP:
         lengthscale: float | list[float] | None,
         outputscale: float | None,
         noise: float | None,
+        ftol: float | None = None,
     ) -> None:
         self.dim = dim
         self.kernel = check_choice(kernel, "kernel", KERNELS)
@@ -101,6 +102,7 @@ class LocalGP:
             None if outputscale is None else check_positive(outputscale, "outputscale")
         )
         self.noise = None if noise is None else check_float(noise, "noise", 0.0)
+        self.ftol = None if ftol is None else check_positive(ftol, "fit_ftol")
 
     @property
     def fixed(self) -> bool:
@@ -133,7 +135,7 @@ class LocalGP:
     ) -> GP:
         return fit_gp(
             X, y, kernel=self.kernel, noise=h.noise, lengthscale=h.lengthscale,
-            outputscale=h.outputscale, mean="zero", fit=fit, init=init,
+            outputscale=h.outputscale, mean="zero", fit=fit, init=init, ftol=self.ftol,
         )  # fmt: skip
 
 
@@ -237,6 +239,8 @@ class LocalBO(Method):
         outputscale: fixed prior variance of ``f`` in ``y`` units, or ``None``.
         noise: fixed noise variance in ``y`` units, or ``None`` to fit.
         num_restarts, raw_samples: acquisition optimizer starts and raw points.
+        fit_ftol: relative tolerance of the hyperparameter fit's L-BFGS-B
+            (:func:`isoline.models.gp.fit_gp`); ``None`` = scipy's default.
     """
 
     family = "local BO"
@@ -254,12 +258,13 @@ class LocalBO(Method):
         noise: float | None = None,
         num_restarts: int = 5,
         raw_samples: int = 64,
+        fit_ftol: float | None = None,
         **common: Any,
     ) -> None:
         super().__init__(dim, **common)
         self.local = LocalGP(
             self.dim, kernel, 5 * self.dim if n_max is None else n_max, lengthscale,
-            outputscale, noise,
+            outputscale, noise, fit_ftol,
         )  # fmt: skip
         self.num_restarts = check_int(num_restarts, "num_restarts", 1)
         self.raw_samples = check_int(raw_samples, "raw_samples", 1)

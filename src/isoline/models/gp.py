@@ -211,6 +211,7 @@ def fit_gp(
     fit: bool = True,
     init: Mapping[str, np.ndarray] | None = None,
     input_transform: InputTransform | None = None,
+    ftol: float | None = None,
 ) -> GP:
     """Fit an exact GP to ``X (n, d)`` in ``[0, 1]^d`` and ``y (n,)`` (float64).
 
@@ -230,12 +231,17 @@ def fit_gp(
         init: starting raw hyperparameters from :meth:`GP.state` (warm start).
         input_transform: a BoTorch input transform of the model, e.g.
             :func:`isoline.models.rounding.space_rounding` for a typed space.
+        ftol: L-BFGS-B's relative tolerance on the decrease of the negative marginal
+            log-likelihood (scipy's ``ftol``); ``None`` keeps scipy's default (about 2e-9).
+            A looser value stops a warm-started fit once the likelihood has settled.
 
     Randomness: only the retries of ``fit_gpytorch_mll`` sample from torch's global
     generator; call inside :meth:`isoline.methods.base.Method.torch_rng`.
     Raises :class:`GPFitError` if the posterior is still not finite.
     """
-    return _fit_gp(X, y, kernel, noise, lengthscale, outputscale, mean, fit, init, input_transform)
+    return _fit_gp(
+        X, y, kernel, noise, lengthscale, outputscale, mean, fit, init, input_transform, ftol
+    )
 
 
 def _fit_gp(
@@ -249,6 +255,7 @@ def _fit_gp(
     fit: bool,
     init: Mapping[str, np.ndarray] | None,
     input_transform: InputTransform | None = None,
+    ftol: float | None = None,
 ) -> GP:
     Xt, yt = _check_data(X, y)
     if kernel not in KERNELS:
@@ -259,6 +266,7 @@ def _fit_gp(
     nz = None if noise is None else check_float(noise, "noise", 0.0)
     if not isinstance(fit, bool):
         raise TypeError(f"fit must be True or False, got {fit!r}")
+    solver = {} if ftol is None else {"options": {"ftol": check_positive(ftol, "ftol")}}
     d = Xt.shape[1]
     covar = _make_kernel(kernel, d, lengthscale, outputscale is not None)
     likelihood = _make_likelihood(noise)
@@ -286,7 +294,7 @@ def _fit_gp(
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # retries are handled by botorch
-                fit_gpytorch_mll(mll)
+                fit_gpytorch_mll(mll, optimizer_kwargs=solver)
         except (ModelFittingError, NotPSDError, NanError, RuntimeError) as err:
             model.load_state_dict(start)
             warnings.warn(
