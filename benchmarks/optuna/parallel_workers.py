@@ -31,6 +31,10 @@ import numpy as np
 D, BUDGET = 4, 32
 METHODS = [("gp-ei", 1), ("bkop", 4)]
 WORKERS = (1, 2, 4)
+COMMIT = subprocess.run(
+    ["git", "-C", str(Path(__file__).resolve().parent), "rev-parse", "--short", "HEAD"],
+    capture_output=True, text=True,
+).stdout.strip()  # fmt: skip
 
 WORKER = """
 import sys, time, warnings
@@ -68,7 +72,10 @@ def run_study(method: str, q: int, workers: int, seed: int, sleep: float) -> dic
         trials = optuna.load_study(study_name="s", storage=url).trials
     done = [t for t in trials if t.state.is_finished()]
     keys = [tuple(sorted(t.params.items())) for t in done if t.params]
-    values = [t.value for t in done if t.value is not None]
+    # the workers stop at BUDGET finished trials, but up to workers - 1 trials already
+    # running finish too: the comparison with iso.minimize takes the first BUDGET trials
+    first = sorted(done, key=lambda t: t.number)[:BUDGET]
+    values = [t.value for t in first if t.value is not None]
     return {
         "kind": "optuna",
         "method": method,
@@ -127,6 +134,7 @@ def run(out: Path, seeds: int, sleep: float) -> None:
                     else run_study(method, q, w, seed, sleep)
                 )
                 row["sleep"] = sleep
+                row["commit"] = COMMIT
                 with out.open("a") as f:
                     f.write(json.dumps(row) + "\n")
                 print(row, flush=True)
@@ -138,8 +146,10 @@ def summary(out: Path, md: Path) -> None:
         "# IsolineSampler with worker processes on one SQLite Optuna study",
         "",
         f"Ackley d = {D}, {BUDGET} trials per study, sleep {rows[0]['sleep']} s per evaluation; "
-        "`python benchmarks/optuna/parallel_workers.py run` then `summary`; commit "
-        f"`{subprocess.run(['git', 'rev-parse', '--short', 'HEAD'], capture_output=True, text=True).stdout.strip()}`.",
+        "`python benchmarks/optuna/parallel_workers.py run` then `summary`; runs made at "
+        f"commit `{', '.join(sorted({str(r.get('commit')) for r in rows}))}`. Final best: over "
+        f"the first {BUDGET} trials by number (workers still running a trial when the budget "
+        "is reached finish it).",
         "Mean +- SEM over seeds.",
         "",
         "| method | driver | workers | seeds | wall s / trial | final best | repeated configs | failed |",

@@ -79,6 +79,23 @@ def test_batches_go_through_the_waiting_queue() -> None:
     assert len(queued) >= 6
 
 
+def test_a_batch_is_claimed_whole_until_its_queued_trials_exist() -> None:
+    """Two workers with one history propose one joint batch: the later one must see the
+    configurations the earlier one is about to queue, not only the one it evaluates."""
+    from isoline.integrations.optuna import _claimed_elsewhere
+
+    study = optuna.create_study()
+    a, b = study.ask(), study.ask()
+    batch = [{"x": 0.1}, {"x": 0.2}, {"x": 0.3}]
+    assert _claimed_elsewhere(study, study._storage.get_trial(a._trial_id), batch) == []
+    mine = [{"x": 0.3}, {"x": 0.9}, {"x": 0.1}]
+    assert _claimed_elsewhere(study, study._storage.get_trial(b._trial_id), mine) == [0, 2]
+    study.tell(a, 1.0)  # a finished trial's claim lapses; its own parameters still count
+    study.enqueue_trial({"x": 0.2})
+    again = [{"x": 0.1}, {"x": 0.2}, {"x": 0.3}]
+    assert _claimed_elsewhere(study, study._storage.get_trial(b._trial_id), again) == [1]
+
+
 def test_a_new_sampler_recovers_from_the_stored_trials() -> None:
     study = optuna.create_study(sampler=IsolineSampler("gp-ei", seed=1))
     study.optimize(_objective, n_trials=10)

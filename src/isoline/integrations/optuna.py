@@ -17,11 +17,10 @@ intermediate value, or as failed if it reported none.
 State: each process keeps one isoline :class:`~isoline.Optimizer` per study and search
 space, told every finished trial in trial-number order as it first sees it (its own
 proposals as answers to its asks, other workers' trials as known data; running trials
-as pending, whose configurations are not proposed again; each proposal is claimed in the
-storage before it is returned, so two workers never evaluate one configuration), so a
-sampler
-started on an existing study, or in another worker process, recovers from the stored
-trials on its first ask. With ``batch_size = q > 1`` the method proposes ``q`` points
+as pending, whose configurations are not proposed again; each proposal, with the rest of
+its joint batch, is claimed in the storage before it is returned or queued, so two workers
+never evaluate one configuration), so a sampler started on an existing study, or in
+another worker process, recovers from the stored trials on its first ask. With ``batch_size = q > 1`` the method proposes ``q`` points
 jointly; the first goes to the asking trial and the others into the study's waiting-trial
 queue (``Study.enqueue_trial``), from which any worker of the study takes them. Workers
 may share one seed: independent draws are seeded by the trial number too, and the claims
@@ -182,13 +181,14 @@ class IsolineSampler(BaseSampler):
         state = self._state(study, search_space)
         self._sync(study, state, search_space)
         for _ in range(_CLAIM_ATTEMPTS):
-            first, *rest = state.optimizer.ask()
-            params = {n: _to_optuna(search_space[n], first[n]) for n in search_space}
-            if not _claimed_elsewhere(study, trial, params):
+            batch = state.optimizer.ask()
+            claims = [{n: _to_optuna(search_space[n], c[n]) for n in search_space} for c in batch]
+            taken = _claimed_elsewhere(study, trial, claims)
+            if not taken:
                 break
-            state.optimizer.add_pending([first])
-        for config in rest:
-            queued = {n: _to_optuna(search_space[n], config[n]) for n in search_space}
+            state.optimizer.add_pending([batch[i] for i in taken])
+        params, *rest = claims
+        for queued in rest:
             study.enqueue_trial(queued, user_attrs={_BATCH: trial.number}, skip_if_exists=True)
         return params
 
@@ -243,20 +243,23 @@ class IsolineSampler(BaseSampler):
                 state.optimizer.add_pending([config])
 
 
-def _claimed_elsewhere(study: Study, trial: FrozenTrial, params: dict[str, Any]) -> bool:
-    """Record ``params`` as ``trial``'s claim, then tell whether another trial holds them
-    already or another unfinished trial claimed them too. Each worker writes its claim
+def _claimed_elsewhere(study: Study, trial: FrozenTrial, claims: list[dict[str, Any]]) -> list[int]:
+    """Record ``claims`` (the configurations of one joint batch: the trial's own and those
+    it will queue) as ``trial``'s claim, then return the indices of those another trial
+    holds already or another unfinished trial claimed too. Each worker writes its claim
     before it reads the others', so of two workers that propose alike at the same moment
-    at least one sees the other's claim and proposes again."""
-    study._storage.set_trial_system_attr(trial._trial_id, _CLAIM, params)
+    at least one sees the other's claim and proposes again; the claim covers the queued
+    configurations until their waiting trials exist."""
+    study._storage.set_trial_system_attr(trial._trial_id, _CLAIM, claims)
+    taken: set[int] = set()
     for t in study.get_trials(deepcopy=False):
         if t.number == trial.number:
             continue
-        if _held(t) == params:
-            return True
-        if not t.state.is_finished() and t.system_attrs.get(_CLAIM) == params:
-            return True
-    return False
+        others = [_held(t)]
+        if not t.state.is_finished():
+            others += t.system_attrs.get(_CLAIM, [])
+        taken.update(i for i, c in enumerate(claims) if c in others)
+    return sorted(taken)
 
 
 def _held(t: FrozenTrial) -> dict[str, Any]:
