@@ -19,6 +19,10 @@ excluded) and the final best value, so speed is never read without quality:
   ``qLogExpectedImprovement`` + ``optimize_acqf(num_restarts=10, raw_samples=512)``,
   refitted every step, after 2d Sobol points (isoline's default initial design size).
 
+The "x GPSampler" column divides by the GPSampler runs of the same commit's file: run
+GPSampler with every batch of contenders (``--only gp-ei optuna-gp``), since per-seed
+interleaving puts both under the same load of the machine.
+
 Everything runs on one torch thread (as isoline's methods and GPSampler do); the machine's
 other load shows in wall time, not in CPU time. Results go to a JSON-lines file, one line per
 (cell, contender, seed), so an interrupted run resumes; ``summary`` writes the table.
@@ -207,7 +211,7 @@ def run_botorch(d: int, budget: int, seed: int) -> dict[str, Any]:
     }
 
 
-def run(out: Path, only: str | None) -> None:
+def run(out: Path, only: list[str] | None) -> None:
     done = set()
     if out.exists():
         for line in out.read_text().splitlines():
@@ -219,7 +223,7 @@ def run(out: Path, only: str | None) -> None:
     for d, budget in CELLS:
         for seed in SEEDS:
             for name in CONTENDERS:
-                if (d, name, seed) in done or (only and only != name):
+                if (d, name, seed) in done or (only and name not in only):
                     continue
                 with limit_threads(1):
                     if name in ISOLINE:
@@ -247,9 +251,12 @@ def summary(files: list[Path]) -> None:
     )
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     for d, budget in CELLS:
-        ref = [r["cpu"] for r in rows if r["d"] == d and r["contender"] == "optuna-gp"]
         for name in CONTENDERS:
             for commit in commits:
+                ref = [
+                    r["cpu"] for r in rows
+                    if (r["d"], r["contender"], r["commit"]) == (d, "optuna-gp", commit)
+                ]  # fmt: skip
                 rs = [
                     r for r in rows
                     if r["d"] == d and r["contender"] == name and r["commit"] == commit
@@ -323,7 +330,7 @@ def main() -> None:
     sub = p.add_subparsers(dest="cmd", required=True)
     r = sub.add_parser("run")
     r.add_argument("--out", type=Path, required=True)
-    r.add_argument("--only", choices=CONTENDERS)
+    r.add_argument("--only", choices=CONTENDERS, nargs="+")
     s = sub.add_parser("summary")
     s.add_argument("--out", type=Path, required=True, nargs="+")
     args = p.parse_args()
