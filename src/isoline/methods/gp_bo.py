@@ -207,6 +207,9 @@ class GPTS(_GPMethod):
     Options:
         n_candidates: Sobol candidates per proposal.
         refine: polish each sample's best candidate with L-BFGS-B.
+        fit_ftol, refit_growth: as for gp-ei, but by default every proposal fits to
+            scipy's tolerance: the whole-run benchmark that supports gp-ei's and gp-ucb's
+            cheaper defaults did not run gp-ts.
     """
 
     name = "gp-ts"
@@ -218,9 +221,11 @@ class GPTS(_GPMethod):
         *,
         n_candidates: int = 5000,
         refine: bool = True,
+        fit_ftol: float | None = None,
+        refit_growth: float = 0.0,
         **options: Any,
     ) -> None:
-        super().__init__(dim, **options)
+        super().__init__(dim, fit_ftol=fit_ftol, refit_growth=refit_growth, **options)
         self.n_candidates = check_int(n_candidates, "n_candidates", 1)
         self.refine = check_bool(refine, "refine")
 
