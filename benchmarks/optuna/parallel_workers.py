@@ -28,13 +28,12 @@ from typing import Any
 
 import numpy as np
 
+from isoline.bench.report import git_commit
+
 D, BUDGET = 4, 32
 METHODS = [("gp-ei", 1), ("bkop", 4)]
 WORKERS = (1, 2, 4)
-COMMIT = subprocess.run(
-    ["git", "-C", str(Path(__file__).resolve().parent), "rev-parse", "--short", "HEAD"],
-    capture_output=True, text=True,
-).stdout.strip()  # fmt: skip
+COMMIT = git_commit()
 
 WORKER = """
 import sys, time, warnings

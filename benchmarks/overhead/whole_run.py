@@ -42,7 +42,6 @@ import argparse
 import importlib
 import json
 import logging
-import subprocess
 import time
 import warnings
 from collections.abc import Callable, Iterator
@@ -63,6 +62,7 @@ from scipy.stats import wilcoxon
 import isoline as iso
 import isoline.acquisition as acquisition_module
 import isoline.models.gp as gp_module
+from isoline.bench.report import git_commit
 from isoline.designs import sobol
 from isoline.problems import get as get_problem
 from isoline.threads import limit_threads
@@ -71,7 +71,6 @@ CELLS = [(5, 60), (10, 100), (25, 200)]
 SEEDS = range(5)
 ISOLINE = {"gp-ei": 1, "gp-ucb": 1, "turbo": 1, "la-minucb": 1, "bkop": 4}
 CONTENDERS = [*ISOLINE, "optuna-gp", "botorch-loop"]
-ROOT = Path(__file__).resolve().parents[2]
 
 
 class Clock:
@@ -217,9 +216,7 @@ def run(out: Path, only: list[str] | None) -> None:
         for line in out.read_text().splitlines():
             r = json.loads(line)
             done.add((r["d"], r["contender"], r["seed"]))
-    commit = subprocess.run(
-        ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
-    ).stdout.strip()
+    commit = git_commit()
     for d, budget in CELLS:
         for seed in SEEDS:
             for name in CONTENDERS:

@@ -32,7 +32,6 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +39,7 @@ import numpy as np
 from scipy.stats import rankdata, wilcoxon
 
 import isoline as iso
+from isoline.bench.report import git_commit
 from isoline.problems import get as get_problem
 
 #: one or two functions of each of COCO's five groups (separable, low/moderate
@@ -50,7 +50,6 @@ SEEDS = range(5)
 CONTENDERS = ["optuna-cmaes", "cma-es sigma0=0.25", "cma-es sigma0=1/6", "random"]
 #: isoline's default before this comparison (the reference of the tests)
 REFERENCE = "cma-es sigma0=0.25"
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def _value(problem: Any, x: np.ndarray) -> float:
@@ -94,9 +93,7 @@ def run(out: Path) -> None:
         for line in out.read_text().splitlines():
             r = json.loads(line)
             done.add((r["function"], r["d"], r["contender"], r["seed"]))
-    commit = subprocess.run(
-        ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
-    ).stdout.strip()
+    commit = git_commit()
     for d, budget in CELLS:
         for function in FUNCTIONS:
             for seed in SEEDS:

@@ -166,7 +166,7 @@ def write_report(
         "",
         f"Generated {time.strftime('%Y-%m-%d %H:%M:%S')} from `{storage}`"
         + (f" by `{command}`" if command else "")
-        + f"; commit `{_git_commit()}`.",
+        + f"; commit `{git_commit()}`.",
         f"Budget {cfg.budget} evaluations, seeds {cfg.seeds}, batch size {cfg.batch_size}.",
         "Values are noise-free where the problem is noisy; with a known optimum the",
         "tables and plots show simple regret (best value so far minus the optimum).",
@@ -265,14 +265,20 @@ def _safe(label: str) -> str:
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in label)
 
 
-def _git_commit() -> str:
+def git_commit(where: str | Path | None = None) -> str:
+    """Short commit of the git checkout holding ``where`` (default: this isoline package,
+    so a benchmark run from a worktree names the worktree's commit), or ``"unknown"``."""
     import subprocess
 
+    where = Path(__file__).parent if where is None else Path(where)
     try:
         return (
             subprocess.run(
-                ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, timeout=5
-            ).stdout.strip()
+                ["git", "-C", str(where), "rev-parse", "--short", "HEAD"],
+                capture_output=True,
+                text=True,
+                timeout=5,
+            ).stdout.strip()  # fmt: skip
             or "unknown"
         )
     except Exception:  # noqa: BLE001
