@@ -211,3 +211,27 @@ def test_maximize_bad_input(kwargs: dict, match: str) -> None:
     args = dict(d=2, q=1) | kwargs
     with pytest.raises((ValueError, TypeError), match=match):
         maximize(_NoGradients(), args.pop("d"), args.pop("q"), **args)
+
+
+def test_kept_hyperparameters_that_fail_on_new_data_are_fitted_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import importlib
+
+    from isoline.models.gp import GPFitError
+
+    gp_bo = importlib.import_module("isoline.methods.gp_bo")
+    calls: list[bool] = []
+
+    def flaky(X: np.ndarray, y: np.ndarray, **kw: object):
+        calls.append(bool(kw["fit"]))
+        if not kw["fit"]:
+            raise GPFitError("singular")
+        return fit_gp(X, y, **kw)
+
+    monkeypatch.setattr(gp_bo, "fit_gp", flaky)
+    m = make_method("gp-ei", 2, seed=0, n_init=6, refit_growth=0.5)
+    for _ in range(10):
+        X = m.ask()
+        m.tell(X, quadratic(X))
+    assert calls[:3] == [True, False, True] and calls.count(True) == 4

@@ -33,7 +33,7 @@ from isoline.acquisition import (
 from isoline.methods.base import Method
 from isoline.methods.registry import register
 from isoline.methods.ucb import UCBWeight
-from isoline.models.gp import GP, KERNELS, fit_gp
+from isoline.models.gp import GP, KERNELS, GPFitError, fit_gp
 from isoline.models.rounding import space_rounding
 from isoline.validation import (
     check_bool,
@@ -105,18 +105,28 @@ class _GPMethod(Method):
     def _fit(self) -> tuple[GP, np.ndarray]:
         """GP of ``y`` on all data (failures imputed); returns it and ``y``.
 
-        Hyperparameters are fitted when :attr:`refit_growth` says so, else kept."""
+        Hyperparameters are fitted when :attr:`refit_growth` says so, else kept; kept ones
+        that make the new data's covariance numerically singular are fitted again."""
         X, y = self.data()
         due = self._gp_state is None or len(y) >= self._fitted_at * (1.0 + self.refit_growth)
-        gp = fit_gp(
-            X, y, kernel=self.kernel, fit=due, ftol=self.fit_ftol,
-            init=self._gp_state if self.warm_start or not due else None,
-            input_transform=space_rounding(self.space),
-        )  # fmt: skip
+        if not due:
+            try:
+                gp = self._fit_gp(X, y, fit=False, init=self._gp_state)
+            except GPFitError:
+                due = True
         if due:
+            gp = self._fit_gp(X, y, fit=True, init=self._gp_state if self.warm_start else None)
             self._fitted_at = len(y)
         self._gp_state = gp.state()
         return gp, y
+
+    def _fit_gp(
+        self, X: np.ndarray, y: np.ndarray, fit: bool, init: dict[str, np.ndarray] | None
+    ) -> GP:
+        return fit_gp(
+            X, y, kernel=self.kernel, fit=fit, ftol=self.fit_ftol, init=init,
+            input_transform=space_rounding(self.space),
+        )  # fmt: skip
 
     def _sampler(self) -> SobolQMCNormalSampler:
         """Base samples of the MC acquisitions."""

@@ -304,9 +304,9 @@ def _fit_gp(
             )
     try:
         gp = GP(model, kernel)
-    except (GPFitError, NotPSDError, NanError):
+    except (GPFitError, NotPSDError, NanError) as err:
         if not fit:
-            raise
+            raise GPFitError(f"the GP's training covariance is not usable: {err}") from err
         model.load_state_dict(start)
         gp = GP(model, kernel)
     return gp
