@@ -71,7 +71,9 @@ def test_warm_start_keeps_fitted_hyperparameters_and_can_be_disabled(
 
 def test_refit_growth_refits_as_the_data_grow(monkeypatch: pytest.MonkeyPatch) -> None:
     calls = _record_fits(monkeypatch)
-    m = make_method("gp-ei", 2, seed=0, n_init=6, refit_growth=0.5)
+    m = make_method("gp-ei", 2, seed=0, n_init=6, preset="fast", refit_growth=0.5)
+    assert (m.fit_ftol, m.acq_maxiter, m.mc_samples) == (1e-6, 50, 256)
+    assert make_method("gp-ei", 2).refit_growth == 0.0  # the default fits every proposal
     for _ in range(20):
         X = m.ask()
         m.tell(X, quadratic(X))

@@ -61,17 +61,19 @@ class _GPMethod(Method):
             reaches the same marginal likelihood in fewer L-BFGS iterations. The state is
             a dict of arrays, so the method stays picklable.
         fit_ftol: relative tolerance of the hyperparameter fit's L-BFGS-B
-            (:func:`isoline.models.gp.fit_gp`); ``None`` = scipy's default.
+            (:func:`isoline.models.gp.fit_gp`); ``None`` = scipy's default (about 2e-9).
         refit_growth: the hyperparameters are fitted again once the number of observations
             has grown by this fraction since the last fit (``0`` = at every proposal); in
             between the GP conditions on all data with the last fitted hyperparameters.
-            One new point moves the marginal-likelihood optimum little once there are many.
-        acq_maxiter: L-BFGS-B iterations per restart of the acquisition search.
-        mc_samples: quasi-Monte-Carlo samples of the MC acquisitions (qLogEI, qUCB).
+        acq_maxiter: L-BFGS-B iterations per restart of the acquisition search; ``None`` =
+            BoTorch's default (2000).
+        mc_samples: quasi-Monte-Carlo samples of the MC acquisitions (qLogEI, qUCB);
+            ``None`` = BoTorch's default (512).
 
-    gp-ei's defaults of the last four were chosen on whole runs (``benchmarks/overhead/whole_run.py``,
-    ``benchmarks/results/overhead/``) where they cut the suggestion CPU without a
-    worse final value.
+    The defaults of these four are the thorough ones. ``preset="fast"`` (gp-ei) sets
+    ``fit_ftol=1e-6, refit_growth=0.05, acq_maxiter=50, mc_samples=256``: on whole runs
+    it costs a fraction of the suggestion CPU, and on one of three cells its final values
+    were significantly worse (``benchmarks/results/overhead/whole_run.md``).
     """
 
     family = "GP BO"
@@ -84,10 +86,10 @@ class _GPMethod(Method):
         num_restarts: int = 10,
         raw_samples: int = 512,
         warm_start: bool = True,
-        fit_ftol: float | None = 1e-6,
-        refit_growth: float = 0.05,
-        acq_maxiter: int = 50,
-        mc_samples: int = 256,
+        fit_ftol: float | None = None,
+        refit_growth: float = 0.0,
+        acq_maxiter: int | None = None,
+        mc_samples: int | None = None,
         **common: Any,
     ) -> None:
         super().__init__(dim, **common)
@@ -97,8 +99,8 @@ class _GPMethod(Method):
         self.warm_start = check_bool(warm_start, "warm_start")
         self.fit_ftol = None if fit_ftol is None else check_positive(fit_ftol, "fit_ftol")
         self.refit_growth = check_float(refit_growth, "refit_growth", 0.0)
-        self.acq_maxiter = check_int(acq_maxiter, "acq_maxiter", 1)
-        self.mc_samples = check_int(mc_samples, "mc_samples", 1)
+        self.acq_maxiter = None if acq_maxiter is None else check_int(acq_maxiter, "acq_maxiter", 1)
+        self.mc_samples = None if mc_samples is None else check_int(mc_samples, "mc_samples", 1)
         self._gp_state: dict[str, np.ndarray] | None = None
         self._fitted_at = 0
 
@@ -128,8 +130,10 @@ class _GPMethod(Method):
             input_transform=space_rounding(self.space),
         )  # fmt: skip
 
-    def _sampler(self) -> SobolQMCNormalSampler:
-        """Base samples of the MC acquisitions."""
+    def _sampler(self) -> SobolQMCNormalSampler | None:
+        """Base samples of the MC acquisitions (``None``: the acquisition's default)."""
+        if self.mc_samples is None:
+            return None
         return SobolQMCNormalSampler(sample_shape=torch.Size([self.mc_samples]))
 
     def _maximize(self, acqf: AcquisitionFunction, q: int, sequential: bool = False) -> np.ndarray:
@@ -140,10 +144,15 @@ class _GPMethod(Method):
             num_restarts=self.num_restarts,
             raw_samples=self.raw_samples,
             sequential=sequential,
-            options={"maxiter": self.acq_maxiter},
+            options=None if self.acq_maxiter is None else {"maxiter": self.acq_maxiter},
             discrete=None if self.space is None else self.space.discrete_columns,
         )
         return X
+
+
+def fast_preset(dim: int) -> dict[str, Any]:
+    """gp-ei's cheaper fit and search (see :class:`_GPMethod`); independent of ``dim``."""
+    return {"fit_ftol": 1e-6, "refit_growth": 0.05, "acq_maxiter": 50, "mc_samples": 256}
 
 
 @register
@@ -160,6 +169,7 @@ class GPEI(_GPMethod):
 
     name = "gp-ei"
     paper = "Jones et al., J. Glob. Optim. 1998; Ament et al., NeurIPS 2023 (LogEI)"
+    presets = {"fast": fast_preset}
 
     def propose(self, q: int) -> np.ndarray:
         with self.torch_rng():
@@ -180,30 +190,10 @@ class GPUCB(UCBWeight, _GPMethod):
     ``qUpperConfidenceBound`` (Wilson et al. 2017), optimized jointly.
 
     ``beta_t`` (:class:`~isoline.methods.ucb.UCBWeight`) takes ``t`` = evaluations so far + 1.
-
-    The fit and search options keep their thorough values here (a fit at every proposal
-    to scipy's tolerance, 2000 L-BFGS-B iterations, 512 QMC samples): with gp-ei's cheaper
-    defaults, gp-ucb's final values on Ackley d = 10 were worse in 4 of 5 whole runs,
-    mostly through the hyperparameters kept between refits (``benchmarks/results/overhead/whole_run.md``).
     """
 
     name = "gp-ucb"
     paper = "Srinivas et al., ICML 2010 (GP-UCB)"
-
-    def __init__(
-        self,
-        dim: int,
-        *,
-        fit_ftol: float | None = None,
-        refit_growth: float = 0.0,
-        acq_maxiter: int = 2000,
-        mc_samples: int = 512,
-        **options: Any,
-    ) -> None:
-        super().__init__(
-            dim, fit_ftol=fit_ftol, refit_growth=refit_growth, acq_maxiter=acq_maxiter,
-            mc_samples=mc_samples, **options,
-        )  # fmt: skip
 
     def current_beta(self) -> float:
         """The ``beta`` used for the next proposal."""
@@ -237,9 +227,6 @@ class GPTS(_GPMethod):
     Options:
         n_candidates: Sobol candidates per proposal.
         refine: polish each sample's best candidate with L-BFGS-B.
-        fit_ftol, refit_growth: as for gp-ei, but by default every proposal fits to
-            scipy's tolerance: the whole-run benchmark that supports gp-ei's and gp-ucb's
-            cheaper defaults did not run gp-ts.
     """
 
     name = "gp-ts"
@@ -251,11 +238,9 @@ class GPTS(_GPMethod):
         *,
         n_candidates: int = 5000,
         refine: bool = True,
-        fit_ftol: float | None = None,
-        refit_growth: float = 0.0,
         **options: Any,
     ) -> None:
-        super().__init__(dim, fit_ftol=fit_ftol, refit_growth=refit_growth, **options)
+        super().__init__(dim, **options)
         self.n_candidates = check_int(n_candidates, "n_candidates", 1)
         self.refine = check_bool(refine, "refine")
 

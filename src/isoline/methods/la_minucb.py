@@ -123,10 +123,8 @@ class LAMinUCB(LocalBO):
         lookahead_region: where the look-ahead points and fantasy minimizers are
             optimized: ``"local"`` (default), the box ``x_t +- delta``; ``"cube"``, the whole
             unit cube, the region the UCB move itself ranges over.
-        fit_ftol: as in :class:`~isoline.methods.local.LocalBO`, default ``1e-6`` here: the
-            window GP is refitted at every phase, and on whole runs
-            (``benchmarks/results/overhead/``) the looser tolerance cut the suggestion CPU
-            without a worse final value.
+        fit_ftol: as in :class:`~isoline.methods.local.LocalBO`; whole runs with ``1e-6``
+            are in ``benchmarks/results/overhead/whole_run.md``.
         See :class:`~isoline.methods.local.LocalBO` for the GP options.
 
     Typed spaces: the method's theory is continuous, so it searches the relaxed encoding;
@@ -146,13 +144,12 @@ class LAMinUCB(LocalBO):
         delta: float = 0.2,
         maxiter: int = 50,
         lookahead_region: str = "local",
-        fit_ftol: float | None = 1e-6,
         **options: Any,
     ) -> None:
         self.lookahead_region = check_choice(
             lookahead_region, "lookahead_region", LOOKAHEAD_REGIONS
         )
-        super().__init__(dim, fit_ftol=fit_ftol, **options)
+        super().__init__(dim, **options)
         self.beta = check_positive(beta, "beta")
         self.b = check_int(math.ceil(dim / 5) if b is None else b, "b", 1)
         self.num_fantasies = check_int(num_fantasies, "num_fantasies", 1)
