@@ -115,15 +115,17 @@ def run_minimize(method: str, q: int, seed: int, sleep: float) -> dict[str, Any]
     }
 
 
-def run(out: Path, seeds: int, sleep: float) -> None:
+def run(out: Path, seeds: int, sleep: float, methods: list[str], workers: list[int]) -> None:
     done = set()
     if out.exists():
         for line in out.read_text().splitlines():
             r = json.loads(line)
             done.add((r["kind"], r["method"], r["workers"], r["seed"]))
     for method, q in METHODS:
+        if method not in methods:
+            continue
         for seed in range(seeds):
-            jobs = [("minimize", 1)] + [("optuna", w) for w in WORKERS]
+            jobs = [("minimize", 1)] + [("optuna", w) for w in WORKERS if w in workers]
             for kind, w in jobs:
                 if (kind, method, w, seed) in done:
                     continue
@@ -181,12 +183,14 @@ def main() -> None:
     r.add_argument("--out", type=Path, required=True)
     r.add_argument("--seeds", type=int, default=5)
     r.add_argument("--sleep", type=float, default=1.0)
+    r.add_argument("--methods", nargs="+", default=[m for m, _ in METHODS])
+    r.add_argument("--workers", nargs="+", type=int, default=list(WORKERS))
     s = sub.add_parser("summary")
     s.add_argument("--out", type=Path, required=True)
     s.add_argument("--md", type=Path, default=Path("benchmarks/results/optuna/parallel_workers.md"))
     args = p.parse_args()
     if args.cmd == "run":
-        run(args.out, args.seeds, args.sleep)
+        run(args.out, args.seeds, args.sleep, args.methods, args.workers)
     else:
         summary(args.out, args.md)
 

@@ -92,12 +92,24 @@ class Optimizer:
         self.method.enqueue(U)
 
     def add_pending(self, X: Any) -> None:
-        """Points being evaluated elsewhere (as :meth:`tell` takes them): on a typed space
-        :meth:`ask` does not propose their configurations again while unseen ones remain."""
+        """Points being evaluated elsewhere (as :meth:`tell` takes them), until told:
+        model-based methods that condition on pending points take them into account, and
+        on a typed space :meth:`ask` does not propose their configurations again while
+        unseen ones remain."""
         if isinstance(self.space, Space):
             self.method.add_pending(self.space.to_unit(_check_tell_configs(X, self.space)))
         else:
             self.method.add_pending(
+                np.clip(self.space.to_unit(_check_tell_points(X, self.space)), 0, 1)
+            )
+
+    def withdraw(self, X: Any) -> None:
+        """Asked points (as :meth:`tell` takes them) that will never be told, e.g. a
+        proposal another worker claimed first: the method stops treating them as pending."""
+        if isinstance(self.space, Space):
+            self.method.withdraw(self.space.to_unit(_check_tell_configs(X, self.space)))
+        else:
+            self.method.withdraw(
                 np.clip(self.space.to_unit(_check_tell_points(X, self.space)), 0, 1)
             )
 

@@ -237,3 +237,24 @@ def test_kept_hyperparameters_that_fail_on_new_data_are_fitted_again(
         X = m.ask()
         m.tell(X, quadratic(X))
     assert calls[:3] == [True, False, True] and calls.count(True) == 4
+
+
+@pytest.mark.parametrize("disable", [False, True])
+def test_gp_ei_spreads_asynchronous_asks_over_pending_points(
+    monkeypatch: pytest.MonkeyPatch, disable: bool
+) -> None:
+    m = make_method("gp-ei", 2, seed=0, n_init=8)
+    X = m.ask(8)
+    m.tell(X, quadratic(X))
+    if disable:  # the control: without pending points the two asks coincide
+        monkeypatch.setattr(m, "pending", lambda: np.empty((0, 2)))
+    first = m.ask(1)[0]
+    assert len(m.pending()) == (0 if disable else 1)
+    second = m.ask(1)[0]
+    gap = np.abs(first - second).max()
+    assert (gap < 1e-2) if disable else (gap > 2e-2)
+    m.add_pending(np.array([[0.9, 0.1]]))
+    m.withdraw(np.array([first, second]))
+    np.testing.assert_array_equal(m.pending(), [[0.9, 0.1]] if not disable else np.empty((0, 2)))
+    m.tell(np.array([[0.9, 0.1]]), np.array([1.0]))
+    assert len(m.pending()) == 0

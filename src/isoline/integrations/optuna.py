@@ -186,6 +186,7 @@ class IsolineSampler(BaseSampler):
             taken = _claimed_elsewhere(study, trial, claims)
             if not taken:
                 break
+            state.optimizer.withdraw(batch)
             state.optimizer.add_pending([batch[i] for i in taken])
         params, *rest = claims
         for queued in rest:

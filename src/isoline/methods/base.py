@@ -136,6 +136,8 @@ class Method:
         self._design = self._init_points.copy()
         #: served row (bytes) -> the rows as proposed, in serving order, until told
         self._served: dict[bytes, list[np.ndarray]] = {}
+        #: points evaluated elsewhere (add_pending), by served row, until told
+        self._elsewhere: dict[bytes, np.ndarray] = {}
         #: rounded rows (bytes) of every configuration evaluated or pending (typed spaces)
         self._seen: set[bytes] = set()
 
@@ -223,6 +225,7 @@ class Method:
         proposed = X.copy()
         known = []
         for i, x in enumerate(X):
+            self._elsewhere.pop(x.tobytes(), None)
             rows = self._served.get(x.tobytes())
             if rows:
                 proposed[i] = rows.pop(0)
@@ -236,10 +239,33 @@ class Method:
             self.observe(proposed, y)
 
     def add_pending(self, X: np.ndarray) -> None:
-        """Points being evaluated elsewhere (e.g. by other workers): on a typed space their
-        configurations are not served again while unseen ones remain."""
+        """Points being evaluated elsewhere (e.g. by other workers), until told: they are
+        in :meth:`pending`, and on a typed space their configurations are not served again
+        while unseen ones remain."""
+        X = np.atleast_2d(np.asarray(X, dtype=float))
+        rows = np.clip(X, 0.0, 1.0) if self.space is None else self.space.round(X)
+        for r in rows:
+            self._elsewhere[r.tobytes()] = r
         if self.space is not None:
-            self._seen.update(r.tobytes() for r in self.space.round(np.atleast_2d(X)))
+            self._seen.update(r.tobytes() for r in rows)
+
+    def withdraw(self, X: np.ndarray) -> None:
+        """Served points ``X (n, d)`` that will never be told (e.g. a proposal another
+        worker claimed first): they leave :meth:`pending`."""
+        for x in np.atleast_2d(np.asarray(X, dtype=float)):
+            rows = self._served.get(x.tobytes())
+            if rows:
+                rows.pop(0)
+                if not rows:
+                    del self._served[x.tobytes()]
+
+    def pending(self) -> np.ndarray:
+        """``(m, d)`` points being evaluated: served and not yet told, and those of
+        :meth:`add_pending`. A model-based method can condition its next proposal on them
+        (e.g. as BoTorch's ``X_pending``), so asynchronous workers spread out."""
+        served = [np.frombuffer(k, dtype=float) for k, v in self._served.items() for _ in v]
+        rows = served + [r for k, r in self._elsewhere.items() if k not in self._served]
+        return np.array(rows).reshape(-1, self.dim)
 
     def enqueue(self, X: np.ndarray) -> None:
         """Serve the ``(n, d)`` unit-cube points ``X`` first, in order, each in place of the

@@ -165,6 +165,9 @@ class GPEI(_GPMethod):
     Monte-Carlo ``qLogExpectedImprovement`` for every ``q`` (joint over the batch), as in
     BoTorch's loop: for ``q = 1`` its smoothed form is also easier to maximize than the
     analytic ``LogExpectedImprovement`` on flat regions (evidence: ``benchmarks/results/defaults.md``).
+    Points still being evaluated (:meth:`~isoline.methods.base.Method.pending`: asked and
+    not told, or evaluated by other workers) enter as ``X_pending``: the improvement is
+    that of the batch joint with them, so asynchronous workers do not propose alike.
     """
 
     name = "gp-ei"
@@ -175,9 +178,11 @@ class GPEI(_GPMethod):
         with self.torch_rng():
             gp, y = self._fit()
             unit = outside_range_unit(gp.y_scale)  # LogEI's smoothing widths are absolute
+            pending = self.pending()
             acqf = qLogExpectedImprovement(
                 gp.model, best_f=-float(y.min()), posterior_transform=negated(),
                 tau_max=TAU_MAX * unit, tau_relu=TAU_RELU * unit, sampler=self._sampler(),
+                X_pending=torch.as_tensor(pending) if len(pending) else None,
             )  # fmt: skip
             return self._maximize(acqf, q)
 
