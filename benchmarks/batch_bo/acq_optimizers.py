@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -22,6 +21,7 @@ import numpy as np
 import torch
 
 from isoline import problems
+from isoline.bench.report import git_commit
 from isoline.designs.lattice import lattice_design
 from isoline.methods.bkop import BKOP
 from isoline.threads import single_threaded
@@ -70,7 +70,7 @@ def main() -> None:
         "# BKOP acquisition: CMA-ES versus gradient",
         "",
         "Command: `nice -n 10 .venv/bin/python benchmarks/batch_bo/acq_optimizers.py`  ",
-        f"git commit: {_commit()}  ",
+        f"git commit: {git_commit()}  ",
         f"States: functions {FUNCTIONS} (d = 6), seeds {list(SEEDS)}, 40 points "
         "(20 lattice + 20 uniform), noise-free GP; every optimizer starts from the same GP.",
         "",
@@ -100,13 +100,6 @@ def main() -> None:
     (out / "acq_optimizers.md").write_text("\n".join(lines) + "\n")
     (out / "acq_optimizers.json").write_text(json.dumps(rows, indent=1))
     print("\n".join(lines))
-
-
-def _commit() -> str:
-    try:
-        return subprocess.check_output(["git", "rev-parse", "--short", "HEAD"], text=True).strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
 
 
 if __name__ == "__main__":

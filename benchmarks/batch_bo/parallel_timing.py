@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import time
 from pathlib import Path
 
@@ -24,6 +23,7 @@ import numpy as np
 
 import isoline as iso
 from isoline import optimizer as opt_mod
+from isoline.bench.report import git_commit
 
 SLEEP = 1.0
 QS = (5, 10)
@@ -81,8 +81,7 @@ def main() -> None:
     out = Path(__file__).resolve().parents[1] / "results" / "batch_bo"
     out.mkdir(parents=True, exist_ok=True)
     (out / "parallel_timing.json").write_text(json.dumps(rows, indent=1))
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                            text=True).stdout.strip()  # fmt: skip
+    commit = git_commit()
     lines = [
         "# Wall time per batch with q workers on a 1 s objective",
         "",

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 from pathlib import Path
 
 import matplotlib
@@ -27,7 +26,7 @@ import numpy as np  # noqa: E402
 from scipy.stats import mannwhitneyu  # noqa: E402
 
 from isoline.bench.config import load_config  # noqa: E402
-from isoline.bench.report import RunData, collect  # noqa: E402
+from isoline.bench.report import RunData, collect, git_commit  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE.parents[0] / "results" / "batch_bo"
@@ -253,9 +252,7 @@ def fig5() -> list[str]:
 
 def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
-    commit = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True
-    ).stdout.strip()
+    commit = git_commit()
     lines = [
         "# Batch BO benchmarks (BKOP paper §9-10)",
         "",

@@ -12,11 +12,11 @@ variant left the initial design.
 from __future__ import annotations
 
 import itertools
-import subprocess
 
 import numpy as np
 
 import isoline as iso
+from isoline.bench.report import git_commit
 from isoline.bench.runner import ProblemObjective
 
 PROBLEMS = [("ackley", {"bounds": (-32.768, 32.768)}), ("levy", {}), ("michalewicz", {})]
@@ -39,9 +39,7 @@ def regrets(name: str, kw: dict, d: int, seed: int, method: str, options: dict) 
 
 def main() -> None:
     labels = list(VARIANTS)
-    commit = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True
-    ).stdout.strip()
+    commit = git_commit()
     print("# NeuralBO network inputs: scaled vs sphere (tuning seeds 100, 101; 30 evaluations)\n")
     print(
         f"Made by `benchmarks/neuralbo/inputs_map.py` at commit `{commit}`. Final simple regret per seed;"

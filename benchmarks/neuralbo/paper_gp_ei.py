@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import argparse
 import re
-import subprocess
 import warnings
 from pathlib import Path
 from typing import Any
@@ -46,6 +45,7 @@ from botorch.optim import optimize_acqf
 from gpytorch.mlls import ExactMarginalLogLikelihood
 
 from isoline.bench.config import MethodSpec, ProblemSpec, RunSpec
+from isoline.bench.report import git_commit
 from isoline.bench.runner import make_problem, run_one
 from isoline.bench.stats import markdown_ttest_table, to_markdown, ttest_table
 from isoline.methods.base import Method
@@ -189,11 +189,11 @@ def summary(storage: str, out: Path) -> None:
         rows.append(row)
     complete = {c: p for c, p in finals.items() if all(len(p.get(lbl, [])) >= 2 for lbl in labels)}
     tests = ttest_table(complete, "NeuralBO", alternative="greater") if complete else []
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    commit = git_commit()
     text = [
         "# The NeuralBO paper's GP-EI as its code ran it",
         "",
-        f"Store `{storage}`; commit `{commit.stdout.strip()}`; command "
+        f"Store `{storage}`; commit `{commit}`; command "
         "`python benchmarks/neuralbo/paper_gp_ei.py summary`.",
         "Final noise-free simple regret, mean +- SEM (number of seeds).",
         "",

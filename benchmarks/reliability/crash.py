@@ -35,6 +35,7 @@ import time
 from pathlib import Path
 
 import isoline as iso
+from isoline.bench.report import git_commit
 from isoline.methods.registry import get_method
 
 HERE = Path(__file__).resolve().parent
@@ -176,8 +177,7 @@ def run_row(method: str, mode: str, q: int, executor: str, kills: int, work: Pat
 
 def report(work: Path, out: Path, command: str) -> None:
     rows = [json.loads(line) for line in (work / "rows.jsonl").read_text().splitlines()]
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                            text=True, cwd=HERE).stdout.strip()  # fmt: skip
+    commit = git_commit(HERE)
     tot = {
         k: sum(r.get(k, 0) or 0 for r in rows)
         for k in ("kills", "lost", "repeated_finished", "orphans")

@@ -15,7 +15,6 @@ above 3 the two-sided Mann-Whitney U p-value against ``c = 1``.
 from __future__ import annotations
 
 import argparse
-import subprocess
 import warnings
 from pathlib import Path
 
@@ -23,6 +22,7 @@ import numpy as np
 from scipy.stats import mannwhitneyu
 
 import isoline as iso
+from isoline.bench.report import git_commit
 from isoline.methods.registry import get_method
 
 OUT = Path(__file__).resolve().parents[1] / "results" / "reliability" / "scale.md"
@@ -44,8 +44,7 @@ def main() -> None:
     warnings.simplefilter("ignore")
     seeds = range(args.seeds)
     methods = args.methods or [m.name for m in iso.methods() if get_method(m.name).adaptive]
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                            text=True).stdout.strip()  # fmt: skip
+    commit = git_commit()
     head = "| method | " + " | ".join(f"c = {c:.3g}" for c in SCALES) + " |"
     lines = [
         f"# Objective scale: final best value / c (mean +- SEM, seeds 0-{args.seeds - 1}) and "

@@ -20,13 +20,13 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import subprocess
 from pathlib import Path
 
 import numpy as np
 from scipy import stats
 
 from isoline.bench.config import load_config
+from isoline.bench.report import git_commit
 from isoline.bench.stats import to_markdown
 from isoline.store import Store
 
@@ -106,13 +106,13 @@ def main() -> None:
     p.add_argument("--out", type=Path, default=Path("benchmarks/results/spaces"))
     args = p.parse_args()
     rows, verdict = summarize(args.storage)
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    commit = git_commit()
     text = "\n".join(
         [
             "# Typed parameters against a continuous relaxation (gp-ei, hpo-sklearn)",
             "",
             f"Config `{CONFIG.name}`; store `{args.storage}`; summary at commit "
-            f"`{commit.stdout.strip()}` by `python benchmarks/spaces/hpo_summary.py "
+            f"`{commit}` by `python benchmarks/spaces/hpo_summary.py "
             f"--storage {args.storage}`.",
             "Normalized score of the final best loss (0 = best any run found, 1 = random "
             "search's median), mean +- SEM over seeds:",

@@ -16,7 +16,6 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import subprocess
 import time
 import warnings
 from pathlib import Path
@@ -24,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 import isoline as iso
+from isoline.bench.report import git_commit
 from isoline.bench.stats import to_markdown
 from isoline.testing import mixed_space
 
@@ -74,12 +74,12 @@ def main() -> None:
                 }
             )
             print(rows[-1], flush=True)
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    commit = git_commit()
     text = "\n".join(
         [
             "# Suggestion cost: mixed against continuous space of the same encoded dimension",
             "",
-            f"Commit `{commit.stdout.strip()}`; command `python benchmarks/spaces/"
+            f"Commit `{commit}`; command `python benchmarks/spaces/"
             f"suggestion_cost.py --methods {args.methods} --n {args.n} --seeds {args.seeds} "
             f"--asks {args.asks}`. Mean CPU seconds per ask over {args.seeds} seeds x "
             f"{args.asks} asks; encoded dimension {mixed.dim}.",
