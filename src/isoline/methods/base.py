@@ -226,13 +226,11 @@ class Method:
         known = []
         for i, x in enumerate(X):
             self._elsewhere.pop(x.tobytes(), None)
-            rows = self._served.get(x.tobytes())
-            if rows:
-                proposed[i] = rows.pop(0)
-                if not rows:
-                    del self._served[x.tobytes()]
-            else:
+            row = self._unserve(x)
+            if row is None:
                 known.append(i)
+            else:
+                proposed[i] = row
         if known:
             self._cover_design(X[known])
         with single_threaded():
@@ -253,11 +251,18 @@ class Method:
         """Served points ``X (n, d)`` that will never be told (e.g. a proposal another
         worker claimed first): they leave :meth:`pending`."""
         for x in np.atleast_2d(np.asarray(X, dtype=float)):
-            rows = self._served.get(x.tobytes())
-            if rows:
-                rows.pop(0)
-                if not rows:
-                    del self._served[x.tobytes()]
+            self._unserve(x)
+
+    def _unserve(self, x: np.ndarray) -> np.ndarray | None:
+        """Take the earliest served proposal of row ``x`` off the pending ones; return it
+        as proposed (before rounding), or ``None`` if ``x`` was not served."""
+        rows = self._served.get(x.tobytes())
+        if not rows:
+            return None
+        row = rows.pop(0)
+        if not rows:
+            del self._served[x.tobytes()]
+        return row
 
     def pending(self) -> np.ndarray:
         """``(m, d)`` points being evaluated: served and not yet told, and those of
