@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from isoline.methods.registry import get_method
 from isoline.optimizer import Optimizer, Result
 from isoline.parallel import evaluate_batch, make_executor, shutdown_executor
 from isoline.params import Space
@@ -125,6 +126,8 @@ def minimize(
         raise TypeError(
             f"storage must be a file path, a Store or None, got {type(storage).__name__}"
         )
+    if getattr(get_method(method), "takes_budget", False):  # peers that plan by the budget
+        options.setdefault("budget", budget)
     opt = Optimizer(space, method, seed, batch_size, n_init=n_init, init=init, **options)
     stored_options = dict(options, n_init=n_init, init=init)
     if x0 is not None:

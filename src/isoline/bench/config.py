@@ -199,7 +199,10 @@ def _method(m: Any) -> MethodSpec:
     extra = set(m) - {"name", "label", "options", "batch_size"}
     if extra:
         raise ValueError(f"unknown method key(s) {sorted(extra)} in {m!r}")
-    get_method(m["name"])
+    cls = get_method(m["name"])
+    check = getattr(cls, "check_options", None)  # a peer (isoline.peers) builds itself once
+    if check is not None:
+        check(dict(m.get("options") or {}))
     bs = m.get("batch_size")
     return MethodSpec(
         m["name"], str(m.get("label", m["name"])), dict(m.get("options") or {}),

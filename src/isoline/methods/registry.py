@@ -74,8 +74,16 @@ def _options(cls: type[Method]) -> dict[str, object]:
 def get_method(name: str) -> type[Method]:
     """The class registered under ``name``; ValueError listing the names otherwise."""
     _load()
+    if isinstance(name, str) and name not in _REGISTRY:
+        from isoline.peers import PEERS, get_peer
+
+        if name in PEERS:
+            return get_peer(name)
     if not isinstance(name, str) or name not in _REGISTRY:
-        raise ValueError(f"unknown method {name!r}; choose one of {sorted(_REGISTRY)}")
+        raise ValueError(
+            f"unknown method {name!r}; choose one of {sorted(_REGISTRY)} "
+            "(or a peer of isoline.peers for comparisons)"
+        )
     return _REGISTRY[name]
 
 
@@ -86,6 +94,8 @@ def make_method(name: str, dim: int, **kwargs: Any) -> Method:
     explicitly from that named option set.
     """
     cls = get_method(name)
+    if getattr(cls, "family", "") == "peer":  # a peer checks its own options
+        return cls(dim, **kwargs)
     allowed = _options(cls)
     unknown = sorted(set(kwargs) - set(allowed) - set(_COMMON))
     if unknown:

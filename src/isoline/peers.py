@@ -1,0 +1,514 @@
+"""Other libraries' optimizers as isoline methods: the peers a benchmark compares against.
+
+Each adapter drives the peer's own public ask/tell API over the unit cube ``[0, 1]^d``
+(minimizing), so a peer runs under the same harness as isoline's methods: the same
+problem object, budget and seed, the same store (resume by replay, failed evaluations
+recorded), the same reports. They are not registered methods and are not listed by
+:func:`isoline.methods`; :func:`isoline.methods.registry.get_method` finds them by name.
+
+Needs the extra ``peers`` (``pip install 'isoline[peers]'``):
+
+=================  ====================================================================
+name               peer
+=================  ====================================================================
+``optuna-tpe``     Optuna ``TPESampler`` (Watanabe, "Tree-structured Parzen estimator:
+                   understanding its algorithm components", arXiv 2304.11127, 2023)
+``optuna-gp``      Optuna ``GPSampler`` (GP with log-EI)
+``optuna-cmaes``   Optuna ``CmaEsSampler`` (Hansen, "The CMA evolution strategy: a
+                   tutorial", arXiv 1604.00772, 2016)
+``nevergrad``      Nevergrad's ``NGOpt`` portfolio (Meunier et al., "Black-box
+                   optimization revisited", IEEE TEVC 2022); ``optimizer=`` another name
+                   of its registry
+``skopt-gp``       scikit-optimize's ``gp_minimize`` settings on ``skopt.Optimizer``
+``smac-bb``        SMAC3 ``BlackBoxFacade`` (Lindauer et al., "SMAC3: a versatile Bayesian
+                   optimization package for hyperparameter optimization", JMLR 2022)
+``smac-hpo``       SMAC3 ``HyperparameterOptimizationFacade`` (random forest)
+``ax``             Ax ``Client`` with its default generation strategy
+=================  ====================================================================
+
+Options of a peer row are the peer's own keyword arguments (for the sampler, optimizer or
+facade named above) and are checked by constructing it: :meth:`PeerMethod.check_options`
+raises before any run starts. HEBO is not among them: its releases pin numpy below 1.25
+(``benchmarks/results/peers/README.md``).
+
+Failed evaluations: Optuna and Ax receive their own failed state; Nevergrad, scikit-optimize
+and SMAC are told the worst value seen so far (as isoline's own methods impute them), or
+nothing while no evaluation has succeeded. Pickling replays the recorded calls on a fresh
+adapter, so a peer whose object does not pickle (an Optuna study holds locks) still
+pickles, and a seeded peer continues exactly.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import importlib.util
+import logging
+import math
+import tempfile
+import warnings
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+
+from isoline.methods.base import Method
+from isoline.validation import check_int
+
+__all__ = ["PEERS", "PeerMethod", "PeerNotInstalled", "get_peer", "peer_names"]
+
+EXTRA = "pip install 'isoline[peers]'"
+#: evaluations a peer that plans by the budget assumes when none is given (ask/tell use)
+DEFAULT_BUDGET = 100
+
+
+class PeerNotInstalled(ImportError):
+    """A peer's package is missing; the message names the extra to install."""
+
+
+class PeerMethod(Method):
+    """An ask/tell adapter around another library's optimizer (unit cube, minimization).
+
+    Subclasses implement :meth:`_start` (build the peer's optimizer), :meth:`_ask_one` (one
+    point and the peer's handle for it), :meth:`_tell_one` (a value for a handle, ``NaN`` for
+    a failure) and :meth:`_tell_new` (a point the peer did not propose).
+
+    Args:
+        dim: number of variables.
+        budget: the run's number of evaluations, for peers that plan by it (Nevergrad's
+            portfolio choice, SMAC's initial design); :func:`isoline.minimize` passes its
+            own. ``None`` (ask/tell without a budget) assumes :data:`DEFAULT_BUDGET`.
+        n_init: by default 0: the peer draws its own initial design. A positive ``n_init``
+            serves isoline's design first and gives it to the peer as known data.
+        **options: the peer's own keyword arguments.
+    """
+
+    family = "peer"
+    needs_data = False
+    #: the importable package the peer needs
+    package: ClassVar[str] = ""
+    #: whether minimize/bench pass the run's budget
+    takes_budget: ClassVar[bool] = True
+
+    def __init__(
+        self,
+        dim: int,
+        *,
+        budget: int | None = None,
+        seed: int = 0,
+        batch_size: int = 1,
+        n_init: int | None = None,
+        init: str | None = None,
+        space: Any = None,
+        **options: Any,
+    ) -> None:
+        super().__init__(
+            dim, seed=seed, batch_size=batch_size, n_init=n_init, init=init, space=space
+        )
+        self.budget = None if budget is None else check_int(budget, "budget", 1)
+        self.options = dict(options)
+        self._args = {"dim": dim, "budget": budget, "seed": seed, "batch_size": batch_size,
+                      "n_init": n_init, "init": init, "space": space, **options}  # fmt: skip
+        self._calls: list[tuple[str, tuple[Any, ...]]] = []
+        self._handles: dict[bytes, list[Any]] = {}
+        self._worst: float | None = None
+        _require(self.name, self.package)
+        importlib.import_module(self.package)  # before _quiet: a peer sets its log levels on import
+        with _quiet():
+            self._start()
+
+    @classmethod
+    def check_options(cls, options: dict[str, Any], dim: int = 2) -> None:
+        """Build the peer once with ``options``; ValueError naming the option it rejects."""
+        try:
+            cls(dim, budget=20, **options)
+        except PeerNotInstalled:
+            raise
+        except Exception as e:  # noqa: BLE001 - a peer rejects options with many types
+            raise ValueError(f"{cls.name}: the peer rejects options {options}: {e}") from e
+
+    # -- replayed public calls ----------------------------------------------------------
+    def ask(self, q: int | None = None) -> np.ndarray:
+        self._calls.append(("ask", (q,)))
+        return super().ask(q)
+
+    def tell(self, X: np.ndarray, y: np.ndarray) -> None:
+        self._calls.append(("tell", (np.array(X, dtype=float), np.array(y, dtype=float))))
+        super().tell(X, y)
+
+    def add_pending(self, X: np.ndarray) -> None:
+        self._calls.append(("add_pending", (np.array(X, dtype=float),)))
+        super().add_pending(X)
+
+    def withdraw(self, X: np.ndarray) -> None:
+        self._calls.append(("withdraw", (np.array(X, dtype=float),)))
+        super().withdraw(X)
+
+    def enqueue(self, X: np.ndarray) -> None:
+        self._calls.append(("enqueue", (np.array(X, dtype=float),)))
+        super().enqueue(X)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"args": self._args, "calls": self._calls}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        args = dict(state["args"])
+        type(self).__init__(self, args.pop("dim"), **args)
+        for name, call_args in state["calls"]:
+            getattr(self, name)(*call_args)
+
+    # -- Method hooks -------------------------------------------------------------------
+    def propose(self, q: int) -> np.ndarray:
+        out = np.empty((q, self.dim))
+        with _quiet():
+            for i in range(q):
+                x, handle = self._ask_one()
+                out[i] = np.clip(np.asarray(x, dtype=float), 0.0, 1.0)
+                self._handles.setdefault(out[i].tobytes(), []).append(handle)
+        return out
+
+    def observe(self, X: np.ndarray, y: np.ndarray) -> None:
+        with _quiet():
+            for x, v in zip(X, y):
+                handles = self._handles.get(x.tobytes())
+                if handles:
+                    handle = handles.pop(0)
+                    if not handles:
+                        del self._handles[x.tobytes()]
+                    self._tell_one(handle, float(v))
+                elif np.isfinite(v) or self._worst is not None:
+                    self._tell_new(x, float(v))
+                if np.isfinite(v):
+                    self._worst = float(v) if self._worst is None else max(self._worst, float(v))
+
+    def _imputed(self, v: float) -> float | None:
+        """``v``, or for a failure the worst value seen (``None`` if there is none)."""
+        return v if np.isfinite(v) else self._worst
+
+    # -- for subclasses -----------------------------------------------------------------
+    def _start(self) -> None:
+        raise NotImplementedError
+
+    def _ask_one(self) -> tuple[np.ndarray, Any]:
+        raise NotImplementedError
+
+    def _tell_one(self, handle: Any, y: float) -> None:
+        raise NotImplementedError
+
+    def _tell_new(self, x: np.ndarray, y: float) -> None:
+        raise NotImplementedError
+
+
+#: peer name -> its adapter class
+PEERS: dict[str, type[PeerMethod]] = {}
+
+
+def _peer(cls: type[PeerMethod]) -> type[PeerMethod]:
+    PEERS[cls.name] = cls
+    return cls
+
+
+def peer_names() -> list[str]:
+    return sorted(PEERS)
+
+
+def get_peer(name: str) -> type[PeerMethod]:
+    """The adapter class of peer ``name``.
+
+    Raises:
+        ValueError: ``name`` is not a peer.
+        PeerNotInstalled: its package is missing (the message names the extra).
+    """
+    if name not in PEERS:
+        raise ValueError(f"unknown peer {name!r}; choose one of {peer_names()}")
+    cls = PEERS[name]
+    _require(name, cls.package)
+    return cls
+
+
+def _require(name: str, package: str) -> None:
+    if importlib.util.find_spec(package) is None:
+        raise PeerNotInstalled(f"peer {name!r} needs the package {package!r}: {EXTRA}")
+
+
+_LOGGERS = ("optuna", "ax", "smac", "nevergrad", "botorch", "pyro")
+
+
+@contextlib.contextmanager
+def _quiet() -> Iterator[None]:
+    """Silence the peers' loggers and warnings (progress lines, experimental features)."""
+    names = [n for n in logging.root.manager.loggerDict if n.split(".")[0] in _LOGGERS]
+    levels = {n: logging.getLogger(n).level for n in {*_LOGGERS, *names}}
+    for n in levels:
+        logging.getLogger(n).setLevel(logging.ERROR)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            yield
+    finally:
+        for n, level in levels.items():
+            logging.getLogger(n).setLevel(level)
+
+
+def _names(d: int) -> list[str]:
+    return [f"x{i}" for i in range(d)]
+
+
+# -- Optuna ---------------------------------------------------------------------------
+class _OptunaPeer(PeerMethod):
+    package = "optuna"
+    takes_budget = False
+    sampler_class: ClassVar[str] = ""
+
+    def _start(self) -> None:
+        import optuna
+
+        sampler = getattr(optuna.samplers, self.sampler_class)(seed=self.seed, **self.options)
+        self._study = optuna.create_study(direction="minimize", sampler=sampler)
+        unit = optuna.distributions.FloatDistribution(0.0, 1.0)
+        self._dists: dict[str, optuna.distributions.BaseDistribution] = {
+            n: unit for n in _names(self.dim)
+        }
+
+    def _ask_one(self) -> tuple[np.ndarray, Any]:
+        trial = self._study.ask(self._dists)
+        return np.array([trial.params[n] for n in self._dists]), trial
+
+    def _tell_one(self, handle: Any, y: float) -> None:
+        from optuna.trial import TrialState
+
+        if np.isfinite(y):
+            self._study.tell(handle, y)
+        else:
+            self._study.tell(handle, state=TrialState.FAIL)
+
+    def _tell_new(self, x: np.ndarray, y: float) -> None:
+        from optuna.trial import TrialState, create_trial
+
+        params = dict(zip(self._dists, map(float, x)))
+        if np.isfinite(y):
+            self._study.add_trial(create_trial(params=params, distributions=self._dists, value=y))
+        else:
+            self._study.add_trial(
+                create_trial(params=params, distributions=self._dists, state=TrialState.FAIL)
+            )
+
+
+@_peer
+class OptunaTPE(_OptunaPeer):
+    name = "optuna-tpe"
+    paper = "Optuna TPESampler"
+    sampler_class = "TPESampler"
+
+
+@_peer
+class OptunaGP(_OptunaPeer):
+    name = "optuna-gp"
+    paper = "Optuna GPSampler"
+    sampler_class = "GPSampler"
+
+
+@_peer
+class OptunaCmaEs(_OptunaPeer):
+    name = "optuna-cmaes"
+    paper = "Optuna CmaEsSampler"
+    sampler_class = "CmaEsSampler"
+
+
+# -- Nevergrad ------------------------------------------------------------------------
+@_peer
+class NevergradPeer(PeerMethod):
+    name = "nevergrad"
+    paper = "Nevergrad NGOpt (Meunier et al., IEEE TEVC 2022)"
+    package = "nevergrad"
+
+    def _start(self) -> None:
+        import nevergrad as ng
+
+        # its recast scipy optimizers run in a thread that warns between our calls
+        warnings.filterwarnings("ignore", message="COBYLA: Invalid RHOEND", category=UserWarning)
+        opts = dict(self.options)
+        name = opts.pop("optimizer", "NGOpt")
+        if name not in ng.optimizers.registry:
+            raise ValueError(f"optimizer {name!r} is not in Nevergrad's registry")
+        param = ng.p.Array(shape=(self.dim,), lower=0.0, upper=1.0)
+        param.random_state = np.random.RandomState(self.seed)
+        factory: Callable[..., Any] = ng.optimizers.registry[name]
+        self._opt = factory(
+            parametrization=param, budget=self.budget or DEFAULT_BUDGET,
+            num_workers=self.batch_size, **opts,
+        )  # fmt: skip
+
+    def _ask_one(self) -> tuple[np.ndarray, Any]:
+        cand = self._opt.ask()
+        return np.asarray(cand.value, dtype=float), cand
+
+    def _tell_one(self, handle: Any, y: float) -> None:
+        # a sequential optimizer of the portfolio waits for every tell: a failure before
+        # any success is told as inf (which Nevergrad accepts with a warning)
+        v = self._imputed(y)
+        self._opt.tell(handle, math.inf if v is None else v)
+
+    def _tell_new(self, x: np.ndarray, y: float) -> None:
+        self._tell_one(self._opt.parametrization.spawn_child(new_value=x), y)
+
+
+# -- scikit-optimize ------------------------------------------------------------------
+@_peer
+class SkoptGP(PeerMethod):
+    """``skopt.Optimizer`` configured as ``gp_minimize`` configures it (GP with Gaussian
+    noise, ``gp_hedge``, 10 random initial points, L-BFGS acquisition search)."""
+
+    name = "skopt-gp"
+    paper = "scikit-optimize gp_minimize"
+    package = "skopt"
+    takes_budget = False
+
+    def _start(self) -> None:
+        from skopt import Optimizer
+        from skopt.space import Space
+        from skopt.utils import cook_estimator
+
+        o = {"n_initial_points": 10, "initial_point_generator": "random",
+             "acq_func": "gp_hedge", "acq_optimizer": "auto", "n_points": 10000,
+             "n_restarts_optimizer": 5, "xi": 0.01, "kappa": 1.96, "noise": "gaussian",
+             **self.options}  # fmt: skip
+        dims = [(0.0, 1.0)] * self.dim
+        rng = np.random.RandomState(self.seed)
+        est = cook_estimator(
+            "GP", space=Space(dims), random_state=rng.randint(0, np.iinfo(np.int32).max),
+            noise=o.pop("noise"),
+        )  # fmt: skip
+        self._opt = Optimizer(
+            dims, est, random_state=rng,
+            acq_optimizer_kwargs={"n_points": o.pop("n_points"), "n_jobs": 1,
+                                  "n_restarts_optimizer": o.pop("n_restarts_optimizer")},
+            acq_func_kwargs={"xi": o.pop("xi"), "kappa": o.pop("kappa")}, **o,
+        )  # fmt: skip
+        self._pending: list[list[float]] = []
+
+    def _ask_one(self) -> tuple[np.ndarray, Any]:
+        # skopt proposes a batch with a constant liar only through ask(n_points); one at a
+        # time it would repeat a point until told, so pending points get the lie here
+        if self._pending:
+            x = self._opt.ask(n_points=len(self._pending) + 1, strategy="cl_min")[-1]
+        else:
+            x = self._opt.ask()
+        self._pending.append(list(x))
+        return np.asarray(x, dtype=float), list(x)
+
+    def _tell_one(self, handle: Any, y: float) -> None:
+        self._pending.remove(handle)
+        self._tell_new(np.asarray(handle), y)
+
+    def _tell_new(self, x: np.ndarray, y: float) -> None:
+        v = self._imputed(y)
+        if v is not None:
+            self._opt.tell([float(t) for t in x], v)
+
+
+# -- SMAC3 ----------------------------------------------------------------------------
+class _SmacPeer(PeerMethod):
+    package = "smac"
+    facade: ClassVar[str] = ""
+
+    def _start(self) -> None:
+        import smac
+        from ConfigSpace import ConfigurationSpace, Float
+
+        cs = ConfigurationSpace(seed=self.seed)
+        cs.add([Float(n, (0.0, 1.0)) for n in _names(self.dim)])
+        self._tmp = tempfile.TemporaryDirectory(prefix="isoline-smac-")
+        scenario = smac.Scenario(
+            cs, deterministic=True, seed=self.seed, n_trials=self.budget or DEFAULT_BUDGET,
+            output_directory=Path(self._tmp.name),
+        )  # fmt: skip
+        cls = getattr(smac, self.facade)
+        self._smac = cls(
+            scenario, lambda config, seed=0: 0.0, overwrite=True, logging_level=False,
+            **self.options,
+        )  # fmt: skip
+        self._cs = cs
+
+    def _ask_one(self) -> tuple[np.ndarray, Any]:
+        info = self._smac.ask()
+        return np.array([info.config[n] for n in _names(self.dim)]), info
+
+    def _tell_one(self, handle: Any, y: float) -> None:
+        from smac.runhistory.dataclasses import TrialValue
+        from smac.runhistory.enumerations import StatusType
+
+        v = self._imputed(y)
+        if v is None:
+            return
+        status = StatusType.SUCCESS if np.isfinite(y) else StatusType.CRASHED
+        self._smac.tell(handle, TrialValue(cost=v, status=status), save=False)
+
+    def _tell_new(self, x: np.ndarray, y: float) -> None:
+        from ConfigSpace import Configuration
+        from smac.runhistory.dataclasses import TrialInfo
+
+        config = Configuration(self._cs, values=dict(zip(_names(self.dim), map(float, x))))
+        self._tell_one(TrialInfo(config=config, seed=self.seed), y)
+
+
+@_peer
+class SmacBlackBox(_SmacPeer):
+    name = "smac-bb"
+    paper = "SMAC3 BlackBoxFacade (Lindauer et al., JMLR 2022)"
+    facade = "BlackBoxFacade"
+    supports_batch = False
+
+
+@_peer
+class SmacHPO(_SmacPeer):
+    name = "smac-hpo"
+    paper = "SMAC3 HyperparameterOptimizationFacade (Lindauer et al., JMLR 2022)"
+    facade = "HyperparameterOptimizationFacade"
+    supports_batch = False
+
+
+# -- Ax -------------------------------------------------------------------------------
+@_peer
+class AxPeer(PeerMethod):
+    """Ax's ``Client`` with the generation strategy it chooses by default."""
+
+    name = "ax"
+    paper = "Ax Client, default generation strategy"
+    package = "ax"
+    takes_budget = False
+
+    def _start(self) -> None:
+        from ax import Client, RangeParameterConfig
+
+        self._client = Client(random_seed=self.seed, **self.options)
+        self._client.configure_experiment(
+            parameters=[
+                RangeParameterConfig(name=n, parameter_type="float", bounds=(0.0, 1.0))
+                for n in _names(self.dim)
+            ]
+        )
+        self._client.configure_optimization(objective="-loss")
+        self._ready: list[tuple[int, Mapping[str, Any]]] = []
+
+    def _ask_one(self) -> tuple[np.ndarray, Any]:
+        if not self._ready:
+            self._ready = list(self._client.get_next_trials(max_trials=1).items())
+            if not self._ready:
+                raise RuntimeError(
+                    "ax: the generation strategy proposes no further trial before more "
+                    "results arrive; use a smaller batch_size"
+                )
+        index, params = self._ready.pop(0)
+        return np.array([params[n] for n in _names(self.dim)], dtype=float), index
+
+    def _tell_one(self, handle: Any, y: float) -> None:
+        if np.isfinite(y):
+            self._client.complete_trial(handle, raw_data={"loss": y})
+        else:
+            self._client.mark_trial_failed(handle)
+
+    def _tell_new(self, x: np.ndarray, y: float) -> None:
+        index = self._client.attach_trial(dict(zip(_names(self.dim), map(float, x))))
+        self._tell_one(index, y)

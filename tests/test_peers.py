@@ -1,0 +1,73 @@
+"""The conformance suite (:mod:`isoline.testing`) on the peers of :mod:`isoline.peers`,
+and their errors: unknown name, rejected option, package not installed."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import isoline as iso
+from isoline.bench.config import parse_config
+from isoline.methods.registry import get_method
+from isoline.peers import PEERS, PeerNotInstalled, peer_names
+from isoline.store import Store
+from isoline.testing import MethodConformance, bowl
+
+
+class TestEveryPeer(MethodConformance):
+    @pytest.fixture(params=peer_names())
+    def method(self, request: pytest.FixtureRequest) -> str:
+        return str(request.param)
+
+    # the peers' quality is measured in benchmarks/peers; d = 2 checks the adapter's wiring
+    # (values reach the peer with isoline's sign) at a fifth of the 6-d check's cost
+    @pytest.mark.slow
+    @pytest.mark.parametrize(("d", "budget"), [(2, 20)])
+    def test_clear_gain_over_random(self, method: str, d: int, budget: int) -> None:
+        super().test_clear_gain_over_random(method, d, budget)
+
+
+def _config(method: dict | str) -> dict:
+    return {"budget": 5, "methods": [method], "problems": [{"name": "ackley", "dim": 2}]}
+
+
+def test_peers_are_found_by_name_but_not_listed_as_methods() -> None:
+    assert get_method("optuna-tpe") is PEERS["optuna-tpe"]
+    assert not set(peer_names()) & {m.name for m in iso.methods()}
+    with pytest.raises(ValueError, match="unknown method 'optuna-tpee'"):
+        get_method("optuna-tpee")
+
+
+def test_a_rejected_peer_option_fails_the_config_before_any_run() -> None:
+    cfg = parse_config(_config({"name": "optuna-tpe", "options": {"n_startup_trials": 3}}))
+    assert cfg.methods[0].options == {"n_startup_trials": 3}
+    with pytest.raises(ValueError, match="optuna-tpe: the peer rejects options.*n_startup"):
+        parse_config(_config({"name": "optuna-tpe", "options": {"n_startup": 3}}))
+    with pytest.raises(ValueError, match="nevergrad: the peer rejects.*'NoSuchOpt'"):
+        parse_config(_config({"name": "nevergrad", "options": {"optimizer": "NoSuchOpt"}}))
+
+
+def test_a_missing_peer_package_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "smac" else real(name, *a)
+    )
+    with pytest.raises(PeerNotInstalled, match=r"'smac'.*pip install 'isoline\[peers\]'"):
+        parse_config(_config("smac-bb"))
+    with pytest.raises(PeerNotInstalled, match="isoline"):
+        iso.minimize(bowl, iso.Box([0.0], [1.0]), "smac-bb", budget=3)
+
+
+def test_minimize_gives_a_planning_peer_its_budget(tmp_path: Path) -> None:
+    opt = iso.Optimizer(iso.Box([0.0] * 2, [1.0] * 2), "nevergrad", budget=37)
+    assert opt.method._opt.budget == 37
+    db = str(tmp_path / "p.db")
+    res = iso.minimize(bowl, iso.Box([0.0] * 2, [1.0] * 2), "nevergrad", budget=6, storage=db,
+                       study="s")  # fmt: skip
+    assert res.n_evals == 6 and np.isfinite(res.fun)
+    with Store(db) as store:
+        rec = store.get_study("s")
+        assert rec is not None and rec.options["budget"] == 6
