@@ -25,15 +25,209 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "src"))
 
-from isoline.bench.config import load_config
-from isoline.bench.runner import run_bench
+import json
+import re
+import shlex
+import time
+from collections import defaultdict
+
+import numpy as np
+
+from isoline.bench.config import BenchConfig, load_config
+from isoline.bench.ranks import mean_rank_interval, normalized_scores, wilcoxon_against_best
+from isoline.bench.report import RunData, collect, git_commit
+from isoline.bench.runner import make_problem, run_bench
+from isoline.bench.stats import to_markdown
+
+#: the contender whose suggestion time the others are compared with
+TIME_REFERENCE = "Optuna GP"
+
+
+def _parts_file(storage: str) -> Path:
+    return Path(storage + ".parts.jsonl")
 
 
 def run(args: argparse.Namespace) -> None:
     cfg = load_config(args.config).subset(seeds=args.seeds, problems=args.problems)
+    with _parts_file(args.storage).open("a") as fh:
+        part = {"commit": git_commit(), "started": time.strftime("%Y-%m-%d %H:%M"),
+                "command": shlex.join(["python", *sys.argv])}  # fmt: skip
+        fh.write(json.dumps(part) + "\n")
     out = run_bench(cfg, args.storage, workers=args.workers, progress=not args.quiet)
     done = sum(not s.skipped for s in out)
     print(f"{cfg.name}: {len(out)} runs, {done} run now, {len(out) - done} already finished")
+
+
+def _final(r: RunData) -> float:
+    """Best noise-free value of a complete run, as precision above the optimum if known."""
+    b = r.best_so_far()
+    v = float(b[-1]) if len(b) and np.isfinite(b[-1]) else np.inf
+    return v - r.optimum if r.optimum is not None and np.isfinite(v) else v
+
+
+def _cells(
+    cfg: BenchConfig, runs: list[RunData]
+) -> tuple[list[str], list[tuple[str, int]], np.ndarray, dict[str, list[str]]]:
+    """Contender labels, complete cells and ``F (cells, contenders)``; and per contender
+    what is missing or incomplete."""
+    labels = [m.label for m in cfg.methods]
+    by = {(r.spec.problem.label, r.spec.seed, r.spec.method.label): r for r in runs}
+    cells, rows = [], []
+    missing: dict[str, list[str]] = defaultdict(list)
+    for spec in cfg.runs():
+        key = (spec.problem.label, spec.seed, spec.method.label)
+        r = by.get(key)
+        if r is None or len(r.values) < spec.budget:
+            missing[spec.method.label].append(f"{spec.problem.label}/seed{spec.seed}")
+    for p in cfg.problems:
+        for s in cfg.seeds:
+            got = [by.get((p.label, s, m)) for m in labels]
+            budget = p.budget or cfg.budget
+            if all(r is not None and len(r.values) >= budget for r in got):
+                cells.append((p.label, s))
+                rows.append([_final(r) for r in got if r is not None])
+    return labels, cells, np.array(rows).reshape(-1, len(labels)), missing
+
+
+def _random_median(cells: list[tuple[str, int]], F: np.ndarray, labels: list[str]) -> np.ndarray:
+    j = labels.index("random")
+    per_problem: dict[str, list[float]] = defaultdict(list)
+    for (p, _), v in zip(cells, F[:, j]):
+        per_problem[p].append(v)
+    return np.array([np.median(per_problem[p]) for p, _ in cells])
+
+
+def _rank_table(labels: list[str], F: np.ndarray, med: np.ndarray, runs: list[RunData],
+                cells: list[tuple[str, int]]) -> list[dict[str, object]]:  # fmt: skip
+    mean, lo, hi = mean_rank_interval(F)
+    best, p, p_bh = wilcoxon_against_best(F)
+    S = normalized_scores(F, med)
+    keep = set(cells)
+    times: dict[str, list[float]] = defaultdict(list)
+    failed: dict[str, int] = defaultdict(int)
+    for r in runs:
+        if (r.spec.problem.label, r.spec.seed) in keep:
+            times[r.spec.method.label].append(r.suggest_time)
+            failed[r.spec.method.label] += r.n_failed
+    ref = float(np.sum(times[TIME_REFERENCE])) if TIME_REFERENCE in times else np.nan
+    rows = []
+    for j in np.argsort(mean):
+        lab = labels[j]
+        rows.append({
+            "contender": lab,
+            "mean rank [95% CI]": f"{mean[j]:.2f} [{lo[j]:.2f}, {hi[j]:.2f}]",
+            "score mean": float(np.nanmean(S[:, j])),
+            "score median": float(np.nanmedian(S[:, j])),
+            "p vs best (BH)": "best" if j == best else float(p_bh[j]),
+            "suggest s/run (median)": float(np.median(times[lab])) if times[lab] else np.nan,
+            f"time x {TIME_REFERENCE}": float(np.sum(times[lab])) / ref if times[lab] else np.nan,
+            "failed evals": failed[lab],
+        })  # fmt: skip
+    return rows
+
+
+def _ecdf(
+    cfg: BenchConfig, runs: list[RunData], cells: list[tuple[str, int]], out: Path
+) -> list[str]:
+    """Fraction of (function, target) pairs solved against evaluations / d, per dimension."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    keep = set(cells)
+    curves: dict[int, dict[str, list[np.ndarray]]] = defaultdict(lambda: defaultdict(list))
+    problems: dict[tuple[str, int], object] = {}
+    for r in runs:
+        key = (r.spec.problem.label, r.spec.seed)
+        if key not in keep or not hasattr(make_problem(r.spec), "fraction_solved"):
+            continue
+        if key not in problems:
+            problems[key] = make_problem(r.spec)
+        prob = problems[key]
+        v = np.where(np.isfinite(r.values), r.values, np.inf)
+        curves[prob.dim][r.spec.method.label].append(prob.fraction_solved(v))  # type: ignore[attr-defined]
+    written = []
+    for d, by_label in sorted(curves.items()):
+        fig, ax = plt.subplots(figsize=(7, 4.5))
+        for lab in [m.label for m in cfg.methods]:
+            if lab in by_label:
+                c = np.mean(by_label[lab], axis=0)
+                ax.plot(np.arange(1, len(c) + 1) / d, c, label=lab,
+                        lw=2.2 if lab.startswith("isoline") else 1.2)  # fmt: skip
+        ax.set_xlabel("evaluations / d")
+        ax.set_ylabel("fraction of (function, target) pairs")
+        ax.set_title(
+            f"BBOB d = {d}: {len(next(iter(by_label.values())))} (function, instance) runs per contender"
+        )
+        ax.legend(fontsize=7, ncol=2)
+        ax.grid(alpha=0.3)
+        name = f"ecdf_d{d}.png"
+        fig.tight_layout()
+        fig.savefig(out / name, dpi=110)
+        plt.close(fig)
+        written.append(name)
+    return written
+
+
+def summary(args: argparse.Namespace) -> None:
+    cfg = load_config(args.config)
+    runs = collect(cfg, args.storage)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    labels, cells, F, missing = _cells(cfg, runs)
+    if not cells:
+        raise SystemExit("no cell has a complete run of every contender yet")
+    med = _random_median(cells, F, labels)
+    parts = (
+        [json.loads(x) for x in _parts_file(args.storage).read_text().splitlines()]
+        if _parts_file(args.storage).exists()
+        else []
+    )
+    lines = [
+        f"# {cfg.name}: isoline against the field",
+        "",
+        f"Runs: commits {sorted({p['commit'] for p in parts}) or 'unknown'}; commands:",
+        "",
+    ]
+    lines += [f"    {p['command']}" for p in parts] + [
+        "", f"Summary: `python benchmarks/field/field.py summary {args.config} --storage S --out {args.out}` "
+        f"at {git_commit()}.", "",
+        f"{len(cells)} complete cells (problem x seed) of {len(cfg.problems) * len(cfg.seeds)} in the config. "
+        "Values are the best noise-free value of each run (precision above the optimum where the "
+        "problem knows it). Rank 1 = lowest in a cell; the interval is a 95% percentile bootstrap "
+        "over cells; score 0 = best value of any contender in the cell, 1 = random search's "
+        "median on that problem; p: paired one-sided Wilcoxon test of the best-ranked contender "
+        "against each, Benjamini-Hochberg over the table; suggestion time: wall seconds between "
+        f"a result and the next point (median over runs), and the summed time over {TIME_REFERENCE}'s.",
+        "", "## All complete cells", "", to_markdown(_rank_table(labels, F, med, runs, cells)), ""]  # fmt: skip
+    groups: dict[str, list[int]] = defaultdict(list)
+    for i, (p, _) in enumerate(cells):
+        m = re.search(r"-d(\d+)$", p)
+        groups[f"d = {m.group(1)}" if m else "all"].append(i)
+    if len(groups) > 1:
+        for g, idx in sorted(groups.items(), key=lambda kv: int(kv[0].split()[-1])):
+            if len(idx) >= 2:
+                lines += [f"## {g} ({len(idx)} cells)", "",
+                          to_markdown(_rank_table(labels, F[idx], med[idx], runs, [cells[i] for i in idx])), ""]  # fmt: skip
+    pngs = _ecdf(cfg, runs, cells, out)
+    if pngs:
+        lines += ["## Fraction of (function, target) pairs solved (COCO's 51 targets)", ""]
+        lines += [f"![{p}]({p})" for p in pngs] + [""]
+    if missing:
+        lines += ["## Missing or incomplete runs", ""]
+        lines += [
+            f"- {lab}: {len(v)} ({', '.join(v[:6])}{' ...' if len(v) > 6 else ''})"
+            for lab, v in missing.items()
+        ]
+    (out / "README.md").write_text("\n".join(lines) + "\n")
+    np.savez(
+        out / "finals.npz",
+        F=F,
+        labels=np.array(labels),
+        cells=np.array([f"{p}/seed{s}" for p, s in cells]),
+    )
+    print((out / "README.md").read_text())
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -47,6 +241,11 @@ def main(argv: list[str] | None = None) -> None:
     r.add_argument("--workers", type=int, default=2)
     r.add_argument("--quiet", action="store_true")
     r.set_defaults(func=run)
+    s = sub.add_parser("summary", help="tables and plots of the finished cells")
+    s.add_argument("config")
+    s.add_argument("--storage", required=True)
+    s.add_argument("--out", required=True)
+    s.set_defaults(func=summary)
     args = ap.parse_args(argv)
     args.func(args)
 

@@ -28,6 +28,10 @@ class RunData:
     #: the point of the run's best value as the objective took it (a configuration dict
     #: on a typed space, ``{name: value}`` on a named Box, else a list), or ``None``
     best_point: Any = None
+    #: seconds of wall time between a batch's last result and the next batch's first
+    #: start, summed (the first batch counts from the study's creation): the method's
+    #: suggestion time plus the store's bookkeeping
+    suggest_time: float = 0.0
 
     def best_so_far(self) -> np.ndarray:
         v = np.where(np.isfinite(self.values), self.values, np.inf)
@@ -84,9 +88,25 @@ def collect(cfg: BenchConfig, storage: str) -> list[RunData]:
                     sum(t.status == "failed" for t in trials),
                     _optimum(spec, cache),
                     _best_point(trials, values, rec.space),
+                    _suggest_time(trials, rec.created),
                 )
             )
     return out
+
+
+def _suggest_time(trials: list[Trial], created: float) -> float:
+    starts: dict[int, float] = {}
+    ends: dict[int, float] = {}
+    for t in trials:
+        if t.started is not None:
+            starts[t.batch] = min(starts.get(t.batch, t.started), t.started)
+        if t.finished is not None:
+            ends[t.batch] = max(ends.get(t.batch, t.finished), t.finished)
+    total, last = 0.0, created
+    for b in sorted(starts):
+        total += max(starts[b] - last, 0.0)
+        last = ends.get(b, starts[b])
+    return total
 
 
 def _best_point(trials: list[Trial], values: np.ndarray, space: dict[str, Any]) -> Any:

@@ -1,0 +1,91 @@
+"""Rank statistics of many contenders over many cells, as a field comparison reports them.
+
+Input everywhere: ``F (cells, contenders)``, the final value (lower is better) of each
+contender in each cell, a cell being one (problem, seed) pair that every contender ran.
+Ranks follow the convention of benchmark suites that compare optimizers (COCO's
+aggregated rankings, bayesmark): within a cell the lowest value gets rank 1, ties share
+their mean rank; a contender's score is its mean rank over the cells, with a percentile
+bootstrap interval that resamples cells. The normalized score is bayesmark's (Turner et
+al., "Bayesian optimization is superior to random search for machine learning
+hyperparameter tuning: analysis of the black-box optimization challenge 2020", PMLR 133,
+2021): 0 is the best value any contender reached in the cell, 1 the median of random
+search on that problem.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from scipy import stats
+
+from isoline.bench.stats import benjamini_hochberg
+
+__all__ = ["cell_ranks", "mean_rank_interval", "normalized_scores", "wilcoxon_against_best"]
+
+
+def _table(F: np.ndarray) -> np.ndarray:
+    F = np.asarray(F, dtype=float)
+    if F.ndim != 2 or F.shape[0] < 1 or F.shape[1] < 2:
+        raise ValueError(f"F must be (cells >= 1, contenders >= 2), got shape {F.shape}")
+    if np.isnan(F).any():
+        raise ValueError("F has NaN entries: keep only cells every contender finished")
+    return F
+
+
+def cell_ranks(F: np.ndarray) -> np.ndarray:
+    """``(cells, contenders)`` ranks within each cell (1 = lowest value, ties averaged)."""
+    return np.asarray(stats.rankdata(_table(F), axis=1), dtype=float)
+
+
+def mean_rank_interval(
+    F: np.ndarray, n_boot: int = 2000, level: float = 0.95, seed: int = 0
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Mean rank of each contender and a percentile bootstrap interval over cells.
+
+    Returns:
+        ``(mean, lower, upper)``, each ``(contenders,)``.
+    """
+    R = cell_ranks(F)
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, R.shape[0], size=(n_boot, R.shape[0]))
+    boot = R[idx].mean(axis=1)
+    a = (1.0 - level) / 2.0
+    return R.mean(axis=0), np.quantile(boot, a, axis=0), np.quantile(boot, 1.0 - a, axis=0)
+
+
+def normalized_scores(F: np.ndarray, random_median: Sequence[float]) -> np.ndarray:
+    """``(cells, contenders)`` bayesmark scores ``(f - best) / (random_median - best)``.
+
+    Args:
+        random_median: ``(cells,)`` random search's median final value on each cell's
+            problem. A cell where it equals the best value scores 0 for the contenders
+            that reached it and is otherwise left out (NaN).
+    """
+    F = _table(F)
+    med = np.asarray(random_median, dtype=float).reshape(-1)
+    if med.shape != (F.shape[0],):
+        raise ValueError(f"random_median must have {F.shape[0]} entries, got {med.shape}")
+    best = F.min(axis=1, keepdims=True)
+    span = med[:, None] - best
+    with np.errstate(divide="ignore", invalid="ignore"):
+        S = (F - best) / span
+    return np.where(span > 0, S, np.where(F == best, 0.0, np.nan))
+
+
+def wilcoxon_against_best(F: np.ndarray) -> tuple[int, np.ndarray, np.ndarray]:
+    """Paired one-sided Wilcoxon signed-rank tests of the best-ranked contender against
+    each other one (``Ha``: the other's values are larger), BH-corrected over the family.
+
+    Returns:
+        ``(best, p, p_bh)``: the index of the lowest mean rank and ``(contenders,)`` raw
+        and adjusted p-values (NaN for the best itself and where all pairs tie).
+    """
+    R = cell_ranks(F)
+    best = int(np.argmin(R.mean(axis=0)))
+    p = np.full(F.shape[1], np.nan)
+    for j in range(F.shape[1]):
+        diff = F[:, j] - F[:, best]
+        if j != best and np.any(diff != 0):
+            p[j] = stats.wilcoxon(F[:, j], F[:, best], alternative="greater").pvalue
+    return best, p, benjamini_hochberg(p)

@@ -1,0 +1,40 @@
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from isoline.bench.ranks import (
+    cell_ranks,
+    mean_rank_interval,
+    normalized_scores,
+    wilcoxon_against_best,
+)
+
+
+def test_ranks_average_ties_and_the_interval_holds_the_mean() -> None:
+    F = np.array([[1.0, 2.0, 2.0], [3.0, 1.0, 2.0]])
+    np.testing.assert_array_equal(cell_ranks(F), [[1.0, 2.5, 2.5], [3.0, 1.0, 2.0]])
+    mean, lo, hi = mean_rank_interval(F, n_boot=500)
+    np.testing.assert_allclose(mean, [2.0, 1.75, 2.25])
+    assert np.all(lo <= mean) and np.all(mean <= hi)
+    assert lo[0] == 1.0 and hi[0] == 3.0  # both cells resampled twice are possible
+
+
+def test_normalized_scores_are_zero_at_the_best_and_one_at_random_median() -> None:
+    F = np.array([[0.0, 5.0, 10.0], [2.0, 2.0, 2.0]])
+    S = normalized_scores(F, random_median=[10.0, 2.0])
+    np.testing.assert_allclose(S[0], [0.0, 0.5, 1.0])
+    np.testing.assert_array_equal(S[1], [0.0, 0.0, 0.0])  # random reached the best
+    with pytest.raises(ValueError, match="2 entries"):
+        normalized_scores(F, [1.0])
+
+
+def test_a_contender_that_is_worse_in_every_cell_is_significantly_worse() -> None:
+    rng = np.random.default_rng(0)
+    a = rng.random(20)
+    F = np.column_stack([a, a + 0.1 + rng.random(20), a + rng.normal(0, 0.01, 20)])
+    best, p, p_bh = wilcoxon_against_best(F)
+    assert best == 0 and np.isnan(p[0])
+    assert p_bh[1] < 1e-3 and p_bh[2] > 0.05
+    with pytest.raises(ValueError, match="NaN"):
+        cell_ranks(np.array([[1.0, np.nan]]))
