@@ -88,4 +88,4 @@ def wilcoxon_against_best(F: np.ndarray) -> tuple[int, np.ndarray, np.ndarray]:
         diff = F[:, j] - F[:, best]
         if j != best and np.any(diff != 0):
             p[j] = stats.wilcoxon(F[:, j], F[:, best], alternative="greater").pvalue
-    return best, p, benjamini_hochberg(p)
+    return best, p, benjamini_hochberg(p.tolist())
