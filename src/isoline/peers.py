@@ -90,6 +90,8 @@ class PeerMethod(Method):
     package: ClassVar[str] = ""
     #: whether minimize/bench pass the run's budget
     takes_budget: ClassVar[bool] = True
+    #: warnings the peer emits outside our calls (from its own threads), silenced for good
+    quiet_messages: ClassVar[tuple[str, ...]] = ()
 
     def __init__(
         self,
@@ -115,6 +117,8 @@ class PeerMethod(Method):
         self._worst: float | None = None
         _require(self.name, self.package)
         importlib.import_module(self.package)  # before _quiet: a peer sets its log levels on import
+        for message in self.quiet_messages:
+            warnings.filterwarnings("ignore", message=message)
         with _quiet():
             self._start()
 
@@ -322,12 +326,12 @@ class NevergradPeer(PeerMethod):
     name = "nevergrad"
     paper = "Nevergrad NGOpt (Meunier et al., IEEE TEVC 2022)"
     package = "nevergrad"
+    # its scipy-based members run in a thread and warn between asks
+    quiet_messages = ("COBYLA: Invalid RHOEND",)
 
     def _start(self) -> None:
         import nevergrad as ng
 
-        # its recast scipy optimizers run in a thread that warns between our calls
-        warnings.filterwarnings("ignore", message="COBYLA: Invalid RHOEND", category=UserWarning)
         opts = dict(self.options)
         name = opts.pop("optimizer", "NGOpt")
         if name not in ng.optimizers.registry:
