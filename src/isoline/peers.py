@@ -86,8 +86,8 @@ class PeerMethod(Method):
 
     family = "peer"
     needs_data = False
-    #: the importable package the peer needs
-    package: ClassVar[str] = ""
+    #: the importable packages the peer needs (the first is imported before it starts)
+    packages: ClassVar[tuple[str, ...]] = ()
     #: whether minimize/bench pass the run's budget
     takes_budget: ClassVar[bool] = True
     #: warnings the peer emits outside our calls (from its own threads), silenced for good
@@ -115,8 +115,10 @@ class PeerMethod(Method):
         self._calls: list[tuple[str, tuple[Any, ...]]] = []
         self._handles: dict[bytes, list[Any]] = {}
         self._worst: float | None = None
-        _require(self.name, self.package)
-        importlib.import_module(self.package)  # before _quiet: a peer sets its log levels on import
+        _require(self.name, self.packages)
+        importlib.import_module(
+            self.packages[0]
+        )  # before _quiet: a peer sets its log levels on import
         for message in self.quiet_messages:
             warnings.filterwarnings("ignore", message=message)
         with _quiet():
@@ -227,13 +229,14 @@ def get_peer(name: str) -> type[PeerMethod]:
     if name not in PEERS:
         raise ValueError(f"unknown peer {name!r}; choose one of {peer_names()}")
     cls = PEERS[name]
-    _require(name, cls.package)
+    _require(name, cls.packages)
     return cls
 
 
-def _require(name: str, package: str) -> None:
-    if importlib.util.find_spec(package) is None:
-        raise PeerNotInstalled(f"peer {name!r} needs the package {package!r}: {EXTRA}")
+def _require(name: str, packages: tuple[str, ...]) -> None:
+    for package in packages:
+        if importlib.util.find_spec(package) is None:
+            raise PeerNotInstalled(f"peer {name!r} needs the package {package!r}: {EXTRA}")
 
 
 _LOGGERS = ("optuna", "ax", "smac", "nevergrad", "botorch", "pyro")
@@ -261,7 +264,7 @@ def _names(d: int) -> list[str]:
 
 # -- Optuna ---------------------------------------------------------------------------
 class _OptunaPeer(PeerMethod):
-    package = "optuna"
+    packages = ("optuna",)
     takes_budget = False
     sampler_class: ClassVar[str] = ""
 
@@ -317,6 +320,7 @@ class OptunaGP(_OptunaPeer):
 class OptunaCmaEs(_OptunaPeer):
     name = "optuna-cmaes"
     paper = "Optuna CmaEsSampler"
+    packages = ("optuna", "cmaes")
     sampler_class = "CmaEsSampler"
 
 
@@ -325,7 +329,7 @@ class OptunaCmaEs(_OptunaPeer):
 class NevergradPeer(PeerMethod):
     name = "nevergrad"
     paper = "Nevergrad NGOpt (Meunier et al., IEEE TEVC 2022)"
-    package = "nevergrad"
+    packages = ("nevergrad",)
     # its scipy-based members run in a thread and warn between asks
     quiet_messages = ("COBYLA: Invalid RHOEND",)
 
@@ -366,7 +370,7 @@ class SkoptGP(PeerMethod):
 
     name = "skopt-gp"
     paper = "scikit-optimize gp_minimize"
-    package = "skopt"
+    packages = ("skopt",)
     takes_budget = False
 
     def _start(self) -> None:
@@ -414,7 +418,7 @@ class SkoptGP(PeerMethod):
 
 # -- SMAC3 ----------------------------------------------------------------------------
 class _SmacPeer(PeerMethod):
-    package = "smac"
+    packages = ("smac",)
     facade: ClassVar[str] = ""
 
     def _start(self) -> None:
@@ -480,7 +484,7 @@ class AxPeer(PeerMethod):
 
     name = "ax"
     paper = "Ax Client, default generation strategy"
-    package = "ax"
+    packages = ("ax",)
     takes_budget = False
 
     def _start(self) -> None:
