@@ -264,7 +264,7 @@ def _names(d: int) -> list[str]:
 
 # -- Optuna ---------------------------------------------------------------------------
 class _OptunaPeer(PeerMethod):
-    packages = ("optuna",)
+    packages: ClassVar[tuple[str, ...]] = ("optuna",)
     takes_budget = False
     sampler_class: ClassVar[str] = ""
 
