@@ -92,6 +92,7 @@ def maximize(
     initial_conditions: np.ndarray | None = None,
     options: Mapping[str, object] | None = None,
     discrete: Sequence[int] | None = None,
+    avoid: np.ndarray | None = None,
 ) -> tuple[np.ndarray, float]:
     """Maximize ``acqf`` over ``q`` points in a box of ``[0, 1]^d``.
 
@@ -112,6 +113,12 @@ def maximize(
             then keeps the values of its starting point there and L-BFGS-B moves only the
             other columns; the starts are chosen among the raw samples as usual. With no
             other column the best start is the answer.
+        avoid: ``(n, d)`` points already evaluated. A point of the answer within ``1e-6``
+            of one of them (or of an earlier point of the batch) is replaced by the raw
+            Sobol point that maximizes ``acqf`` of the batch in its place, as Ax
+            deduplicates its generated arms: on a deterministic objective a repeat buys
+            nothing, and an acquisition whose model has flattened (heavy-tailed values
+            under standardization) can otherwise return the incumbent over and over.
 
     Returns:
         ``X (q, d)`` numpy array and the acquisition value of the batch ``acqf(X)``.
@@ -149,7 +156,7 @@ def maximize(
                     sequential=sequential and q > 1,
                     batch_initial_conditions=ics,
                 )
-        X = _distinct(acqf, X.detach().reshape(q, d), B, raw_samples, ff)
+        X = _distinct(acqf, X.detach().reshape(q, d), B, raw_samples, ff, _avoided(avoid, d))
         value = _value(acqf, X)
         if torch.isfinite(X).all() and math.isfinite(value):
             return X.numpy().copy(), value
@@ -345,17 +352,29 @@ def _distinct(
     B: torch.Tensor,
     raw_samples: int,
     ff: dict[int, float] | None,
+    avoid: torch.Tensor,
 ) -> torch.Tensor:
-    """``X`` ``(q, d)`` with each row that repeats an earlier one replaced by the raw Sobol
-    point that maximizes ``acqf`` of the batch in its place."""
+    """``X`` ``(q, d)`` with each row that repeats an earlier one or an ``avoid`` row
+    ``(n, d)`` replaced by the raw Sobol point that maximizes ``acqf`` of the batch in
+    its place."""
     X = X.clone()
-    for j in range(1, X.shape[0]):
-        if torch.cdist(X[j : j + 1], X[:j]).min() > _SAME:
+    for j in range(X.shape[0]):
+        taken = torch.cat([X[:j], avoid])
+        if not len(taken) or torch.cdist(X[j : j + 1], taken).min() > _SAME:
             continue
         candidates = X.expand(raw_samples, *X.shape).clone()
         candidates[:, j] = _raw(B, raw_samples, 1, ff)[:, 0]
         X[j] = candidates[int(torch.argmax(_values(acqf, candidates))), j]
     return X
+
+
+def _avoided(avoid: np.ndarray | None, d: int) -> torch.Tensor:
+    if avoid is None:
+        return torch.empty((0, d), dtype=DTYPE)
+    A = torch.as_tensor(np.asarray(avoid, dtype=float), dtype=DTYPE)
+    if A.ndim != 2 or A.shape[1] != d:
+        raise ValueError(f"avoid must have shape (n, {d}), got {tuple(A.shape)}")
+    return A
 
 
 # -- UCB weights ---------------------------------------------------------------------

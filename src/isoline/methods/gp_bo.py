@@ -146,6 +146,7 @@ class _GPMethod(Method):
             sequential=sequential,
             options=None if self.acq_maxiter is None else {"maxiter": self.acq_maxiter},
             discrete=None if self.space is None else self.space.discrete_columns,
+            avoid=self.X,
         )
         return X
 
