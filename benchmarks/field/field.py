@@ -150,11 +150,13 @@ def _ecdf(
     written = []
     for d, by_label in sorted(curves.items()):
         fig, ax = plt.subplots(figsize=(7, 4.5))
-        for lab in [m.label for m in cfg.methods]:
+        colors = plt.get_cmap("tab20").colors
+        for i, lab in enumerate(m.label for m in cfg.methods):
             if lab in by_label:
                 c = np.mean(by_label[lab], axis=0)
-                ax.plot(np.arange(1, len(c) + 1) / d, c, label=lab,
-                        lw=2.2 if lab.startswith("isoline") else 1.2)  # fmt: skip
+                own = lab.startswith("isoline")
+                ax.plot(np.arange(1, len(c) + 1) / d, c, label=lab, color=colors[(2 * i) % 20 + (i >= 10)],
+                        lw=2.2 if own else 1.3, ls="-" if own or lab == "random" else "--")  # fmt: skip
         ax.set_xlabel("evaluations / d")
         ax.set_ylabel("fraction of (function, target) pairs")
         ax.set_title(
