@@ -12,15 +12,52 @@ import pytest
 import isoline as iso
 from isoline.bench.config import parse_config
 from isoline.methods.registry import get_method
-from isoline.peers import PEERS, PeerNotInstalled, peer_names
+from isoline.peers import PEERS, PeerMethod, PeerNotInstalled, peer_names
 from isoline.store import Store
 from isoline.testing import MethodConformance, bowl
+
+
+#: checks left out for the slowest peers, to keep the suite's time (20-50 s each on two
+#: cores): SMAC3's two facades share the adapter but for the facade class; the quality
+#: check of SMAC3 and Ax is the field benchmark's (benchmarks/results/field, where they rank
+#: among the first at BBOB d = 2), their resume is checked on a box
+_LEFT_OUT = {
+    "test_clear_gain_over_random": {"smac-bb", "smac-hpo", "ax"},
+    "test_mixed_space_resume_reproduces_trajectory": {"smac-bb", "smac-hpo", "ax"},
+    "test_resume_after_interrupt_reproduces_trajectory": {"smac-hpo"},
+    "test_state_is_picklable": {"smac-hpo"},
+}
 
 
 class TestEveryPeer(MethodConformance):
     @pytest.fixture(params=peer_names())
     def method(self, request: pytest.FixtureRequest) -> str:
-        return str(request.param)
+        name = str(request.param)
+        if name in _LEFT_OUT.get(request.node.originalname, ()):
+            pytest.skip(f"{name}: left out for time (see _LEFT_OUT)")
+        return name
+
+    def test_finite_space_is_covered_before_any_repeat(self, method: str) -> None:
+        # isoline's guarantee, not a peer's: a peer's repeats are its own behaviour and are
+        # served as it proposed them (PeerMethod._distinct); the run completes regardless
+        space = iso.Space({"k": iso.Integer(0, 2), "c": iso.Categorical(["a", "b"])})
+        res = iso.minimize(lambda c: c["k"] + (c["c"] == "b"), space, method, budget=7,
+                           seed=0, n_init=2)  # fmt: skip
+        assert len(res.x_iters) == 7
+        assert all(c["k"] in (0, 1, 2) and c["c"] in ("a", "b") for c in res.x_iters)
+
+    def test_peers_search_the_typed_space_natively(self, method: str) -> None:
+        space = iso.Space({"lr": iso.Real(1e-5, 1.0, log=True), "n": iso.Integer(1, 1000, log=True),
+                           "kind": iso.Categorical([None, ("a", 1), 2.5])})  # fmt: skip
+        opt = iso.Optimizer(space, method, seed=0)
+        peer = opt.method
+        assert isinstance(peer, PeerMethod)
+        for _ in range(6):
+            (c,) = opt.ask()
+            values = peer._to_peer(space.encode(c))
+            assert peer._to_unit(values) == pytest.approx(space.encode(c))
+            assert values["x2"] in (0, 1, 2) and isinstance(values["x1"], int)
+            opt.tell([c], [float(np.log(c["lr"])) + c["n"] / 1000])
 
     # the peers' quality is measured in benchmarks/peers; d = 2 checks the adapter's wiring
     # (values reach the peer with isoline's sign) at a fifth of the 6-d check's cost

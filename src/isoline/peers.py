@@ -1,9 +1,13 @@
 """Other libraries' optimizers as isoline methods: the peers a benchmark compares against.
 
-Each adapter drives the peer's own public ask/tell API over the unit cube ``[0, 1]^d``
-(minimizing), so a peer runs under the same harness as isoline's methods: the same
-problem object, budget and seed, the same store (resume by replay, failed evaluations
-recorded), the same reports. They are not registered methods and are not listed by
+Each adapter drives the peer's own public ask/tell API over the problem's parameters (a
+:class:`~isoline.space.Box` as ``d`` reals in ``[0, 1]``; a typed
+:class:`~isoline.params.Space` natively: log scales, integers and categorical choices in
+the peer's own types), minimizing, so a peer runs under the same harness as isoline's
+methods: the same problem object, budget and seed, the same store (resume by replay,
+failed evaluations recorded), the same reports. A peer's repeated configurations are
+served as it proposed them; one that refuses repeats on an exhausted finite space
+(SMAC3, Ax) gets random configurations served, untold. They are not registered methods and are not listed by
 :func:`isoline.methods`; :func:`isoline.methods.registry.get_method` finds them by name.
 
 Needs the extra ``peers`` (``pip install 'isoline[peers]'``):
@@ -31,6 +35,10 @@ facade named above) and are checked by constructing it: :meth:`PeerMethod.check_
 raises before any run starts. HEBO is not among them: its releases pin numpy below 1.25
 (``benchmarks/results/peers/README.md``).
 
+Reproducibility: a seed gives the same trajectory within one interpreter; SMAC3's also
+depends on the interpreter's string-hash seed (set ``PYTHONHASHSEED``; the benchmark
+runner gives its workers ``0``), or a resume in another process is refused.
+
 Failed evaluations: Optuna and Ax receive their own failed state; Nevergrad, scikit-optimize
 and SMAC are told the worst value seen so far (as isoline's own methods impute them), or
 nothing while no evaluation has succeeded. Pickling replays the recorded calls on a fresh
@@ -54,6 +62,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from isoline.methods.base import Method
+from isoline.params import Categorical, Integer, Param, Real, Space
 from isoline.validation import check_int
 
 __all__ = ["PEERS", "PeerMethod", "PeerNotInstalled", "get_peer", "peer_names"]
@@ -110,6 +119,9 @@ class PeerMethod(Method):
         )
         self.budget = None if budget is None else check_int(budget, "budget", 1)
         self.options = dict(options)
+        #: the parameters the peer sees, named x0, x1, ...: the typed space's own (log
+        #: scales, integers, categorical choices as their indices) or d reals in [0, 1]
+        self._params = _peer_params(space, dim)
         self._args = {"dim": dim, "budget": budget, "seed": seed, "batch_size": batch_size,
                       "n_init": n_init, "init": init, "space": space, **options}  # fmt: skip
         self._calls: list[tuple[str, tuple[Any, ...]]] = []
@@ -169,9 +181,46 @@ class PeerMethod(Method):
         out = np.empty((q, self.dim))
         with _quiet():
             for i in range(q):
-                x, handle = self._ask_one()
-                out[i] = np.clip(np.asarray(x, dtype=float), 0.0, 1.0)
+                try:
+                    values, handle = self._ask_one()
+                    out[i] = self._to_unit(values)
+                except Exception as e:
+                    if not _exhausted(e):
+                        raise
+                    # the peer has proposed every configuration of a finite space and
+                    # refuses repeats (SMAC3, Ax): isoline serves random ones, untold
+                    out[i], handle = self.rng.random(self.dim), None
                 self._handles.setdefault(out[i].tobytes(), []).append(handle)
+        return out
+
+    def _distinct(self, X: np.ndarray) -> np.ndarray:
+        # a peer's repeats are its own behaviour: served as proposed, never replaced
+        assert self.space is not None
+        return self.space.round(X)
+
+    def _to_unit(self, values: Mapping[str, Any]) -> np.ndarray:
+        """The ``(dim,)`` unit-cube row of a peer's configuration ``{x0: v0, ...}``."""
+        if self.space is None:
+            return np.clip(np.array([float(values[n]) for n in self._params]), 0.0, 1.0)
+        config: dict[str, Any] = {}
+        for (name, p), key in zip(self.space.params.items(), self._params):
+            v = values[key]
+            if isinstance(p, Categorical):
+                config[name] = p.choices[int(v)]
+            elif isinstance(p, Integer):
+                config[name] = int(min(max(round(float(v)), p.low), p.high))
+            else:
+                config[name] = float(min(max(float(v), p.low), p.high))
+        return np.asarray(self.space.encode(config), dtype=float)
+
+    def _to_peer(self, u: np.ndarray) -> dict[str, Any]:
+        """The peer's configuration ``{x0: v0, ...}`` of a unit-cube row."""
+        if self.space is None:
+            return {n: float(v) for n, v in zip(self._params, u)}
+        config = self.space.decode(u[None, :])[0]
+        out: dict[str, Any] = {}
+        for (name, p), key in zip(self.space.params.items(), self._params):
+            out[key] = p.index(config[name]) if isinstance(p, Categorical) else config[name]
         return out
 
     def observe(self, X: np.ndarray, y: np.ndarray) -> None:
@@ -182,9 +231,10 @@ class PeerMethod(Method):
                     handle = handles.pop(0)
                     if not handles:
                         del self._handles[x.tobytes()]
-                    self._tell_one(handle, float(v))
+                    if handle is not None:
+                        self._tell_one(handle, float(v))
                 elif np.isfinite(v) or self._worst is not None:
-                    self._tell_new(x, float(v))
+                    self._tell_new(self._to_peer(x), float(v))
                 if np.isfinite(v):
                     self._worst = float(v) if self._worst is None else max(self._worst, float(v))
 
@@ -196,14 +246,45 @@ class PeerMethod(Method):
     def _start(self) -> None:
         raise NotImplementedError
 
-    def _ask_one(self) -> tuple[np.ndarray, Any]:
+    def _ask_one(self) -> tuple[Mapping[str, Any], Any]:
+        """One configuration ``{x0: v0, ...}`` of the peer and its handle for the tell."""
         raise NotImplementedError
 
     def _tell_one(self, handle: Any, y: float) -> None:
         raise NotImplementedError
 
-    def _tell_new(self, x: np.ndarray, y: float) -> None:
+    def _tell_new(self, values: Mapping[str, Any], y: float) -> None:
+        """A configuration ``{x0: v0, ...}`` the peer did not propose, and its value."""
         raise NotImplementedError
+
+
+#: exceptions by which a peer says a finite space has no configuration left to propose
+_EXHAUSTED = ("ConfigurationSpaceExhaustedException", "SearchSpaceExhausted")
+
+
+def _exhausted(e: BaseException | None) -> bool:
+    while e is not None:
+        if type(e).__name__ in _EXHAUSTED:
+            return True
+        e = e.__cause__ or e.__context__
+    return False
+
+
+def _peer_params(space: Space | None, dim: int) -> dict[str, Param]:
+    """What the peers are told to search: ``x{i}`` per parameter of ``space`` (a
+    categorical one over its choice indices; a logit-scaled real as a linear one, which no
+    peer offers), or ``dim`` reals in ``[0, 1]``."""
+    if space is None:
+        return {f"x{i}": Real(0.0, 1.0) for i in range(dim)}
+    out: dict[str, Param] = {}
+    for i, p in enumerate(space.params.values()):
+        if isinstance(p, Categorical):
+            out[f"x{i}"] = Categorical(range(len(p.choices)))
+        elif isinstance(p, Real) and p.logit:
+            out[f"x{i}"] = Real(p.low, p.high)
+        else:
+            out[f"x{i}"] = p
+    return out
 
 
 #: peer name -> its adapter class
@@ -258,10 +339,6 @@ def _quiet() -> Iterator[None]:
             logging.getLogger(n).setLevel(level)
 
 
-def _names(d: int) -> list[str]:
-    return [f"x{i}" for i in range(d)]
-
-
 # -- Optuna ---------------------------------------------------------------------------
 class _OptunaPeer(PeerMethod):
     packages: ClassVar[tuple[str, ...]] = ("optuna",)
@@ -273,14 +350,19 @@ class _OptunaPeer(PeerMethod):
 
         sampler = getattr(optuna.samplers, self.sampler_class)(seed=self.seed, **self.options)
         self._study = optuna.create_study(direction="minimize", sampler=sampler)
-        unit = optuna.distributions.FloatDistribution(0.0, 1.0)
-        self._dists: dict[str, optuna.distributions.BaseDistribution] = {
-            n: unit for n in _names(self.dim)
-        }
+        D = optuna.distributions
+        self._dists: dict[str, optuna.distributions.BaseDistribution] = {}
+        for n, p in self._params.items():
+            if isinstance(p, Categorical):
+                self._dists[n] = D.CategoricalDistribution(p.choices)
+            elif isinstance(p, Integer):
+                self._dists[n] = D.IntDistribution(p.low, p.high, log=p.log)
+            else:
+                self._dists[n] = D.FloatDistribution(p.low, p.high, log=p.log)
 
-    def _ask_one(self) -> tuple[np.ndarray, Any]:
+    def _ask_one(self) -> tuple[Mapping[str, Any], Any]:
         trial = self._study.ask(self._dists)
-        return np.array([trial.params[n] for n in self._dists]), trial
+        return trial.params, trial
 
     def _tell_one(self, handle: Any, y: float) -> None:
         from optuna.trial import TrialState
@@ -290,16 +372,11 @@ class _OptunaPeer(PeerMethod):
         else:
             self._study.tell(handle, state=TrialState.FAIL)
 
-    def _tell_new(self, x: np.ndarray, y: float) -> None:
+    def _tell_new(self, values: Mapping[str, Any], y: float) -> None:
         from optuna.trial import TrialState, create_trial
 
-        params = dict(zip(self._dists, map(float, x)))
-        if np.isfinite(y):
-            self._study.add_trial(create_trial(params=params, distributions=self._dists, value=y))
-        else:
-            self._study.add_trial(
-                create_trial(params=params, distributions=self._dists, state=TrialState.FAIL)
-            )
+        kw: dict[str, Any] = {"value": y} if np.isfinite(y) else {"state": TrialState.FAIL}
+        self._study.add_trial(create_trial(params=dict(values), distributions=self._dists, **kw))
 
 
 @_peer
@@ -340,7 +417,7 @@ class NevergradPeer(PeerMethod):
         name = opts.pop("optimizer", "NGOpt")
         if name not in ng.optimizers.registry:
             raise ValueError(f"optimizer {name!r} is not in Nevergrad's registry")
-        param = ng.p.Array(shape=(self.dim,), lower=0.0, upper=1.0)
+        param = ng.p.Dict(**{n: _nevergrad_param(ng, p) for n, p in self._params.items()})
         param.random_state = np.random.RandomState(self.seed)
         factory: Callable[..., Any] = ng.optimizers.registry[name]
         self._opt = factory(
@@ -348,9 +425,9 @@ class NevergradPeer(PeerMethod):
             num_workers=self.batch_size, **opts,
         )  # fmt: skip
 
-    def _ask_one(self) -> tuple[np.ndarray, Any]:
+    def _ask_one(self) -> tuple[Mapping[str, Any], Any]:
         cand = self._opt.ask()
-        return np.asarray(cand.value, dtype=float), cand
+        return cand.value, cand
 
     def _tell_one(self, handle: Any, y: float) -> None:
         # a sequential optimizer of the portfolio waits for every tell: a failure before
@@ -358,8 +435,18 @@ class NevergradPeer(PeerMethod):
         v = self._imputed(y)
         self._opt.tell(handle, math.inf if v is None else v)
 
-    def _tell_new(self, x: np.ndarray, y: float) -> None:
-        self._tell_one(self._opt.parametrization.spawn_child(new_value=x), y)
+    def _tell_new(self, values: Mapping[str, Any], y: float) -> None:
+        self._tell_one(self._opt.parametrization.spawn_child(new_value=dict(values)), y)
+
+
+def _nevergrad_param(ng: Any, p: Param) -> Any:
+    if isinstance(p, Categorical):
+        return ng.p.Choice(list(p.choices))
+    if p.log:
+        out = ng.p.Log(lower=p.low, upper=p.high)
+    else:
+        out = ng.p.Scalar(lower=p.low, upper=p.high)
+    return out.set_integer_casting() if isinstance(p, Integer) else out
 
 
 # -- scikit-optimize ------------------------------------------------------------------
@@ -375,17 +462,25 @@ class SkoptGP(PeerMethod):
 
     def _start(self) -> None:
         from skopt import Optimizer
-        from skopt.space import Space
+        from skopt import space as sk
         from skopt.utils import cook_estimator
 
         o = {"n_initial_points": 10, "initial_point_generator": "random",
              "acq_func": "gp_hedge", "acq_optimizer": "auto", "n_points": 10000,
              "n_restarts_optimizer": 5, "xi": 0.01, "kappa": 1.96, "noise": "gaussian",
              **self.options}  # fmt: skip
-        dims = [(0.0, 1.0)] * self.dim
+        dims: list[Any] = []
+        for p in self._params.values():
+            prior = "log-uniform" if getattr(p, "log", False) else "uniform"
+            if isinstance(p, Categorical):
+                dims.append(sk.Categorical(list(p.choices)))
+            elif isinstance(p, Integer):
+                dims.append(sk.Integer(p.low, p.high, prior=prior))
+            else:
+                dims.append(sk.Real(p.low, p.high, prior=prior))
         rng = np.random.RandomState(self.seed)
         est = cook_estimator(
-            "GP", space=Space(dims), random_state=rng.randint(0, np.iinfo(np.int32).max),
+            "GP", space=sk.Space(dims), random_state=rng.randint(0, np.iinfo(np.int32).max),
             noise=o.pop("noise"),
         )  # fmt: skip
         self._opt = Optimizer(
@@ -396,7 +491,7 @@ class SkoptGP(PeerMethod):
         )  # fmt: skip
         self._pending: list[list[float]] = []
 
-    def _ask_one(self) -> tuple[np.ndarray, Any]:
+    def _ask_one(self) -> tuple[Mapping[str, Any], Any]:
         # skopt proposes a batch with a constant liar only through ask(n_points); one at a
         # time it would repeat a point until told, so pending points get the lie here
         if self._pending:
@@ -404,16 +499,16 @@ class SkoptGP(PeerMethod):
         else:
             x = self._opt.ask()
         self._pending.append(list(x))
-        return np.asarray(x, dtype=float), list(x)
+        return dict(zip(self._params, x)), list(x)
 
     def _tell_one(self, handle: Any, y: float) -> None:
         self._pending.remove(handle)
-        self._tell_new(np.asarray(handle), y)
+        self._tell_new(dict(zip(self._params, handle)), y)
 
-    def _tell_new(self, x: np.ndarray, y: float) -> None:
+    def _tell_new(self, values: Mapping[str, Any], y: float) -> None:
         v = self._imputed(y)
         if v is not None:
-            self._opt.tell([float(t) for t in x], v)
+            self._opt.tell([_plain(values[n]) for n in self._params], v)
 
 
 # -- SMAC3 ----------------------------------------------------------------------------
@@ -423,10 +518,20 @@ class _SmacPeer(PeerMethod):
 
     def _start(self) -> None:
         import smac
+        from ConfigSpace import Categorical as CSCategorical
         from ConfigSpace import ConfigurationSpace, Float
+        from ConfigSpace import Integer as CSInteger
 
         cs = ConfigurationSpace(seed=self.seed)
-        cs.add([Float(n, (0.0, 1.0)) for n in _names(self.dim)])
+        hps: list[Any] = []
+        for n, p in self._params.items():
+            if isinstance(p, Categorical):
+                hps.append(CSCategorical(n, [str(c) for c in p.choices]))
+            elif isinstance(p, Integer):
+                hps.append(CSInteger(n, (p.low, p.high), log=p.log))
+            else:
+                hps.append(Float(n, (p.low, p.high), log=p.log))
+        cs.add(hps)
         self._tmp = tempfile.TemporaryDirectory(prefix="isoline-smac-")
         scenario = smac.Scenario(
             cs, deterministic=True, seed=self.seed, n_trials=self.budget or DEFAULT_BUDGET,
@@ -439,9 +544,9 @@ class _SmacPeer(PeerMethod):
         )  # fmt: skip
         self._cs = cs
 
-    def _ask_one(self) -> tuple[np.ndarray, Any]:
+    def _ask_one(self) -> tuple[Mapping[str, Any], Any]:
         info = self._smac.ask()
-        return np.array([info.config[n] for n in _names(self.dim)]), info
+        return {n: info.config[n] for n in self._params}, info
 
     def _tell_one(self, handle: Any, y: float) -> None:
         from smac.runhistory.dataclasses import TrialValue
@@ -453,11 +558,13 @@ class _SmacPeer(PeerMethod):
         status = StatusType.SUCCESS if np.isfinite(y) else StatusType.CRASHED
         self._smac.tell(handle, TrialValue(cost=v, status=status), save=False)
 
-    def _tell_new(self, x: np.ndarray, y: float) -> None:
+    def _tell_new(self, values: Mapping[str, Any], y: float) -> None:
         from ConfigSpace import Configuration
         from smac.runhistory.dataclasses import TrialInfo
 
-        config = Configuration(self._cs, values=dict(zip(_names(self.dim), map(float, x))))
+        typed = {n: str(v) if isinstance(self._params[n], Categorical) else _plain(v)
+                 for n, v in values.items()}  # fmt: skip
+        config = Configuration(self._cs, values=typed)
         self._tell_one(TrialInfo(config=config, seed=self.seed), y)
 
 
@@ -488,19 +595,24 @@ class AxPeer(PeerMethod):
     takes_budget = False
 
     def _start(self) -> None:
-        from ax import Client, RangeParameterConfig
+        from ax import ChoiceParameterConfig, Client, RangeParameterConfig
 
         self._client = Client(random_seed=self.seed, **self.options)
-        self._client.configure_experiment(
-            parameters=[
-                RangeParameterConfig(name=n, parameter_type="float", bounds=(0.0, 1.0))
-                for n in _names(self.dim)
-            ]
-        )
+        params: list[Any] = []
+        for n, p in self._params.items():
+            if isinstance(p, Categorical):
+                values = [str(c) for c in p.choices]
+                params.append(ChoiceParameterConfig(name=n, values=values, parameter_type="str"))
+            else:
+                params.append(RangeParameterConfig(
+                    name=n, parameter_type="int" if isinstance(p, Integer) else "float",
+                    bounds=(p.low, p.high), scaling="log" if p.log else "linear",
+                ))  # fmt: skip
+        self._client.configure_experiment(parameters=params)
         self._client.configure_optimization(objective="-loss")
         self._ready: list[tuple[int, Mapping[str, Any]]] = []
 
-    def _ask_one(self) -> tuple[np.ndarray, Any]:
+    def _ask_one(self) -> tuple[Mapping[str, Any], Any]:
         if not self._ready:
             self._ready = list(self._client.get_next_trials(max_trials=1).items())
             if not self._ready:
@@ -509,7 +621,7 @@ class AxPeer(PeerMethod):
                     "results arrive; use a smaller batch_size"
                 )
         index, params = self._ready.pop(0)
-        return np.array([params[n] for n in _names(self.dim)], dtype=float), index
+        return params, index
 
     def _tell_one(self, handle: Any, y: float) -> None:
         if np.isfinite(y):
@@ -517,6 +629,12 @@ class AxPeer(PeerMethod):
         else:
             self._client.mark_trial_failed(handle)
 
-    def _tell_new(self, x: np.ndarray, y: float) -> None:
-        index = self._client.attach_trial(dict(zip(_names(self.dim), map(float, x))))
-        self._tell_one(index, y)
+    def _tell_new(self, values: Mapping[str, Any], y: float) -> None:
+        typed = {n: str(v) if isinstance(self._params[n], Categorical) else _plain(v)
+                 for n, v in values.items()}  # fmt: skip
+        self._tell_one(self._client.attach_trial(typed), y)
+
+
+def _plain(v: Any) -> Any:
+    """A NumPy scalar as the Python number a peer's API expects."""
+    return v.item() if isinstance(v, np.generic) else v

@@ -8,6 +8,7 @@ finished runs are skipped and partial ones resume.
 from __future__ import annotations
 
 import concurrent.futures as cf
+import os
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -147,6 +148,9 @@ def run_bench(
         elif workers == 1:
             executor = None
         else:
+            # string hashing seeds set iteration orders, and a peer (SMAC3) follows them:
+            # workers share one seed so that a resumed run replays its history exactly
+            os.environ.setdefault("PYTHONHASHSEED", "0")
             executor = ProcessPool(workers, initializer=_init_worker, start_method="spawn")
         if executor is None:
             for spec in runs:
