@@ -16,7 +16,6 @@ from isoline.peers import PEERS, PeerMethod, PeerNotInstalled, peer_names
 from isoline.store import Store
 from isoline.testing import MethodConformance, bowl
 
-
 #: checks left out for the slowest peers, to keep the suite's time (20-50 s each on two
 #: cores): SMAC3's two facades share the adapter but for the facade class; the quality
 #: check of SMAC3 and Ax is the field benchmark's (benchmarks/results/field, where they rank
