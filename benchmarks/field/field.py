@@ -189,10 +189,10 @@ def summary(args: argparse.Namespace) -> None:
     lines = [
         f"# {cfg.name}: isoline against the field",
         "",
-        f"Runs: commits {sorted({p['commit'] for p in parts}) or 'unknown'}; commands:",
+        "Runs (commit, start, command of each part; a later part re-runs only the studies not finished):",
         "",
     ]
-    lines += [f"    {p['command']}" for p in parts] + [
+    lines += [f"    {p['commit']} {p['started']}: {p['command']}" for p in parts] + [
         "", f"Summary: `python benchmarks/field/field.py summary {args.config} --storage S --out {args.out}` "
         f"at {git_commit()}.", "",
         f"{len(cells)} complete cells (problem x seed) of {len(cfg.problems) * len(cfg.seeds)} in the config. "
