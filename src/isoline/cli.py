@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from isoline.auto import AUTO, explain
+
 EPILOG = """examples:
   isoline methods                                   list the optimization methods
   isoline problems                                  list the benchmark problems
@@ -55,7 +57,17 @@ def cmd_methods(args: argparse.Namespace) -> int:
     for m in iso.methods():
         opts = ", ".join(f"{k}={v!r}" for k, v in m.options.items()) or "-"
         table.add_row(m.name, m.family, "yes" if m.supports_batch else "no", opts, m.paper)
-    Console().print(table)
+    console = Console()
+    console.print(table)
+    rules = Table(
+        title="--method auto (the default): the first rule that applies chooses; "
+        "options budget= (given by a run) and noisy=",
+    )
+    for col in ("rule", "when", "method", "evidence"):
+        rules.add_column(col, no_wrap=col in ("rule", "method"))
+    for row in explain():
+        rules.add_row(*row)
+    console.print(rules)
     return 0
 
 
@@ -87,6 +99,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     problem = iso.problems.get(args.problem, **kwargs, **_options(args.problem_option))
     tag = "".join(f"-{k}={v}" for k, v in _options(args.problem_option).items())
     study = args.study or f"{args.problem}{tag}-{problem.dim}d/{args.method}/seed{args.seed}"
+    options = _options(args.option)
+    if args.method == AUTO:
+        options.setdefault("noisy", bool(problem.noise_std))
     res = iso.minimize(
         ProblemObjective(problem),
         problem.space,
@@ -98,8 +113,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         storage=args.storage,
         study=study,
         progress=not args.quiet,
-        **_options(args.option),
+        **options,
     )
+    if res.choice is not None:
+        print(f"method 'auto' chose {res.method!r} (rule {res.choice['rule']!r}: "
+              f"{res.choice['when']})")  # fmt: skip
     print(f"study {res.study!r} in {res.storage}: {res.n_evals} evaluations, {res.n_failed} failed")
     if isinstance(res.x, np.ndarray):
         print(f"best value {res.fun:.6g} at x = {np.array2string(res.x, precision=5)}")
@@ -181,7 +199,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--problem", required=True, help="problem name (see `isoline problems`)")
     s.add_argument("--dim", type=int, help="problem dimension (if the problem has a choice)")
     s.add_argument("--noise-std", type=float, default=0.0, help="Gaussian observation noise")
-    s.add_argument("--method", default="gp-ei", help="method name (see `isoline methods`)")
+    s.add_argument("--method", default=AUTO,
+                   help="method name, or 'auto' (default; see `isoline methods`)")  # fmt: skip
     s.add_argument("--budget", type=int, default=50, help="number of evaluations")
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--batch-size", type=int, default=1)

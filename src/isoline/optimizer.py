@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from isoline.auto import AUTO, Choice, resolve
 from isoline.methods.registry import make_method
 from isoline.parallel import as_real
 from isoline.params import Space
@@ -27,12 +28,20 @@ class Optimizer:
     Args:
         space: the search :class:`Box` (points are ``(d,)`` arrays) or typed
             :class:`~isoline.params.Space` (points are configuration dicts).
-        method: a registered method name (see :func:`isoline.methods`).
+        method: a registered method name (see :func:`isoline.methods`), or ``"auto"``
+            (default): the method and options :func:`isoline.auto.choose` picks for the
+            space, the batch size and the options ``budget`` (if known) and ``noisy``
+            (default ``False``); :attr:`choice` says what it chose and why.
         seed: seed of every random choice; the same seed gives the same points.
         batch_size: points per :meth:`ask`.
         n_init: initial-design size (method default if ``None``).
         init: initial design, ``"sobol"``, ``"random"`` or ``"lattice"``.
-        **options: the method's own options.
+        **options: the method's own options (``budget`` and ``noisy`` for ``"auto"``).
+
+    Attributes:
+        method_name: the method that proposes (auto's choice for ``"auto"``).
+        options: that method's options.
+        choice: the :class:`~isoline.auto.Choice` of ``"auto"``, else ``None``.
 
     Example:
         >>> opt = Optimizer(Box([-1, -1], [1, 1]), "gp-ei", seed=0)
@@ -42,7 +51,7 @@ class Optimizer:
     def __init__(
         self,
         space: Box | Space,
-        method: str = "gp-ei",
+        method: str = AUTO,
         seed: int = 0,
         batch_size: int = 1,
         n_init: int | None = None,
@@ -54,6 +63,8 @@ class Optimizer:
         if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and seed > MAX_SEED:
             raise ValueError(f"seed must be <= 2**63 - 1, got {seed}")
         self.space = space
+        method, options, choice = resolve(method, space, batch_size, options)
+        self.choice: Choice | None = choice
         self.method_name = method
         self.options = dict(options)
         common: dict[str, Any] = {
@@ -69,7 +80,7 @@ class Optimizer:
 
     @classmethod
     def from_history(
-        cls, space: Box | Space, X: Any, y: Any, method: str = "gp-ei", **kwargs: Any
+        cls, space: Box | Space, X: Any, y: Any, method: str = AUTO, **kwargs: Any
     ) -> Optimizer:
         """An optimizer that starts from known evaluations ``X``, ``y`` (as :meth:`tell`
         takes them); ``**kwargs`` as the constructor's. The known points take the place of
@@ -245,6 +256,9 @@ class Result:
     study: str
     storage: str
     options: dict[str, Any] = field(default_factory=dict)
+    #: what ``method="auto"`` chose and why (:meth:`isoline.auto.Choice.to_dict`), else
+    #: ``None``; ``method`` and ``options`` are then the chosen ones
+    choice: dict[str, Any] | None = None
 
     @property
     def n_evals(self) -> int:
@@ -310,4 +324,5 @@ class Result:
             study=rec.name,
             storage=storage,
             options=rec.options,
+            choice=rec.attrs.get("auto"),
         )

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from isoline.auto import AUTO
 from isoline.methods.registry import get_method
 from isoline.optimizer import Optimizer, Result
 from isoline.parallel import evaluate_batch, make_executor, shutdown_executor
@@ -43,7 +44,7 @@ class ObjectiveError(RuntimeError):
 def minimize(
     f: Callable[[Any], Any],
     space: Box | Space,
-    method: str = "gp-ei",
+    method: str = AUTO,
     budget: int = 50,
     seed: int = 0,
     batch_size: int = 1,
@@ -70,7 +71,11 @@ def minimize(
             NaN, inf or a value of another type (str, bool, complex, ...) is recorded as a
             failed evaluation with its reason, and the run goes on.
         space: the search :class:`Box`.
-        method: registered method name; ``**options`` are its options.
+        method: registered method name; ``**options`` are its options. ``"auto"``
+            (default) lets :func:`isoline.auto.choose` pick the method and its options from
+            the space, ``budget``, ``batch_size`` and the option ``noisy`` (default
+            ``False``); the study stores the chosen method and options, and
+            ``Result.choice`` the rule that chose them.
         budget: number of evaluations (failed ones count).
         seed: the same seed gives the same trajectory.
         batch_size: points asked and evaluated together.
@@ -126,10 +131,14 @@ def minimize(
         raise TypeError(
             f"storage must be a file path, a Store or None, got {type(storage).__name__}"
         )
-    if getattr(get_method(method), "takes_budget", False):  # peers that plan by the budget
-        options.setdefault("budget", budget)
+    stored = _stored_choice(storage, study) if method == AUTO else None
+    if stored is not None:  # a resume keeps what auto chose when the study was created
+        method, options = stored
+    elif method == AUTO or getattr(get_method(method), "takes_budget", False):
+        options.setdefault("budget", budget)  # auto and the peers that plan by the budget
     opt = Optimizer(space, method, seed, batch_size, n_init=n_init, init=init, **options)
-    stored_options = dict(options, n_init=n_init, init=init)
+    method = opt.method_name
+    stored_options = dict(opt.options, n_init=n_init, init=init)
     if x0 is not None:
         stored_options["x0"] = x0 if isinstance(space, Space) else np.asarray(x0, dtype=float)
         if y0 is None:
@@ -165,6 +174,25 @@ def minimize(
         finally:
             if own_store:
                 store.close()
+
+
+def _stored_choice(
+    storage: str | os.PathLike[str] | Store | None, study: str | None
+) -> tuple[str, dict[str, Any]] | None:
+    """The method and options ``auto`` chose for an existing ``study``, if it has one."""
+    if storage is None or study is None:
+        return None
+    if isinstance(storage, Store):
+        rec = storage.get_study(study)
+    else:
+        if not os.path.isfile(storage):
+            return None
+        with Store(storage, create=False, readonly=True) as store:
+            rec = store.get_study(study)
+    if rec is None or "auto" not in rec.attrs:
+        return None
+    common = ("n_init", "init", "x0", "y0")
+    return rec.method, {k: v for k, v in rec.options.items() if k not in common}
 
 
 def _count(v: object, name: str, minimum: int) -> int:
@@ -205,7 +233,9 @@ class _Run:
         name = study if study is not None else f"{s.method}-seed{s.seed}-{uuid.uuid4().hex[:8]}"
         rec = store.get_study(name)
         if rec is None:
-            attrs = {"isoline": _version()}
+            attrs: dict[str, Any] = {"isoline": _version()}
+            if opt.choice is not None:
+                attrs["auto"] = opt.choice.to_dict()
             rec = store.create_study(name, s.method, s.seed, s.batch_size, s.options,
                                      opt.space.to_dict(), s.budget, attrs)  # fmt: skip
         else:
@@ -343,7 +373,14 @@ def _check_same_settings(rec: StudyRecord, s: _Settings, space: Box | Space) -> 
             for k, a, b in zip(labels, stored, wanted)
             if a != b
         ]
-        raise StoreError(f"study {rec.name!r} exists with other settings ({'; '.join(diff)})")
+        chose = rec.attrs.get("auto")
+        hint = (
+            f"; method='auto' chose {chose['method']!r} (rule {chose['rule']!r}) when the study "
+            "was created: pass that method and its stored options to resume it"
+            if chose and s.method != rec.method
+            else ""
+        )
+        raise StoreError(f"study {rec.name!r} exists with other settings ({'; '.join(diff)}){hint}")
 
 
 def _space_difference(stored: Any, given: Any) -> str:

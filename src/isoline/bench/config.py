@@ -190,6 +190,7 @@ def parse_config(raw: Any, default_name: str = "bench") -> BenchConfig:
 
 
 def _method(m: Any) -> MethodSpec:
+    from isoline.auto import AUTO
     from isoline.methods.registry import get_method
 
     if isinstance(m, str):
@@ -199,10 +200,18 @@ def _method(m: Any) -> MethodSpec:
     extra = set(m) - {"name", "label", "options", "batch_size"}
     if extra:
         raise ValueError(f"unknown method key(s) {sorted(extra)} in {m!r}")
-    cls = get_method(m["name"])
-    check = getattr(cls, "check_options", None)  # a peer (isoline.peers) builds itself once
-    if check is not None:
-        check(dict(m.get("options") or {}))
+    if m["name"] == AUTO:
+        unknown = sorted(set(m.get("options") or {}) - {"noisy"})
+        if unknown:
+            raise ValueError(
+                f"method 'auto' takes only the option 'noisy' in a config (the budget is the "
+                f"config's), got {unknown}"
+            )
+    else:
+        cls = get_method(m["name"])
+        check = getattr(cls, "check_options", None)  # a peer (isoline.peers) builds itself
+        if check is not None:
+            check(dict(m.get("options") or {}))
     bs = m.get("batch_size")
     return MethodSpec(
         m["name"], str(m.get("label", m["name"])), dict(m.get("options") or {}),

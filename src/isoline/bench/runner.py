@@ -83,6 +83,7 @@ def resolve_options(options: dict[str, Any], problem: Any) -> dict[str, Any]:
 
 def run_one(spec: RunSpec, storage: str) -> RunSummary:
     """Run (or resume, or skip if finished) one study of a benchmark."""
+    from isoline.auto import AUTO
     from isoline.runs import minimize
 
     t0 = time.time()
@@ -98,6 +99,8 @@ def run_one(spec: RunSpec, storage: str) -> RunSummary:
             return RunSummary(spec.study, n, float("nan"), 0.0, True)
     problem = make_problem(spec)
     options = resolve_options(spec.method.options, problem)
+    if spec.method.name == AUTO:
+        options.setdefault("noisy", bool(problem.noise_std))
     res = minimize(
         ProblemObjective(problem),
         problem.space,

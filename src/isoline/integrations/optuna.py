@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from isoline.auto import AUTO
 from isoline.optimizer import Optimizer
 from isoline.params import Categorical, Integer, Real, Space
 
@@ -63,6 +64,8 @@ TESTED_OPTUNA = (4, 5)
 _FIXED = "fixed_params"
 _BATCH = "isoline:batch"
 _CLAIM = "isoline:claim"
+#: trial system attribute: what method="auto" chose for the trial's proposal
+_AUTO = "isoline:auto"
 #: proposals tried before one that no other trial holds or has claimed is given up on
 _CLAIM_ATTEMPTS = 5
 
@@ -125,7 +128,11 @@ class IsolineSampler(BaseSampler):
     """An Optuna sampler that proposes with a registered isoline method.
 
     Args:
-        method: an isoline method name (``isoline.methods()``).
+        method: an isoline method name (``isoline.methods()``), or ``"auto"`` (default):
+            the method :func:`isoline.auto.choose` picks for the relative search space
+            (options ``budget``, e.g. the study's ``n_trials``, and ``noisy``); each
+            trial it proposes records the choice in its system attribute
+            ``"isoline:auto"`` (``{"method": ..., "rule": ...}``).
         seed: seed of the method and of the independent sampler (``None``: a random one).
         batch_size: points the method proposes jointly; all but the first of each batch are
             queued in the study for the next trials (of any worker).
@@ -139,7 +146,7 @@ class IsolineSampler(BaseSampler):
 
     def __init__(
         self,
-        method: str = "gp-ei",
+        method: str = AUTO,
         *,
         seed: int | None = None,
         batch_size: int = 1,
@@ -189,6 +196,11 @@ class IsolineSampler(BaseSampler):
             state.optimizer.withdraw(batch)
             state.optimizer.add_pending([batch[i] for i in taken])
         params, *rest = claims
+        choice = state.optimizer.choice
+        if choice is not None:
+            study._storage.set_trial_system_attr(
+                trial._trial_id, _AUTO, {"method": choice.method, "rule": choice.rule}
+            )
         for queued in rest:
             study.enqueue_trial(queued, user_attrs={_BATCH: trial.number}, skip_if_exists=True)
         return params

@@ -1,0 +1,221 @@
+"""``method="auto"``: a method and its options chosen from the problem's description.
+
+The chooser looks at what is known before the first evaluation (the space's parameter
+types and dimension, the budget, the batch size and whether the objective is noisy) and
+takes the first rule of :data:`RULES` that applies, as Nevergrad's ``NGOpt`` and Ax's
+generation strategy do. Each rule names the committed benchmark report it rests on
+(under ``benchmarks/results/``), so a choice can be checked against its evidence and a
+rule replaced when a benchmark overturns it. ``isoline methods`` prints the rules.
+
+The choice is fixed when a run starts: :func:`isoline.minimize` stores the chosen method
+and options as the study's method, with the rule in the study's attributes, and
+:class:`~isoline.optimizer.Result` reports it (``Result.choice``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from isoline.params import Categorical, Integer, Space
+from isoline.space import Box
+from isoline.validation import check_bool, check_int
+
+__all__ = ["AUTO", "Situation", "Rule", "Choice", "RULES", "situation", "choose", "resolve"]
+
+#: the method name that asks for the automatic choice
+AUTO = "auto"
+#: options ``method="auto"`` takes (every other option belongs to a named method)
+AUTO_OPTIONS = ("budget", "noisy")
+#: dimension from which the high-dimensional rules apply
+HIGH_DIM = 20
+#: dimension from which TuRBO is chosen for noisy objectives too
+VERY_HIGH_DIM = 100
+
+
+@dataclass(frozen=True)
+class Situation:
+    """What the chooser knows about a problem.
+
+    Attributes:
+        dim: encoded dimension (the unit cube the methods search).
+        budget: number of evaluations, or ``None`` when not known (ask/tell use).
+        batch_size: points evaluated together.
+        noisy: whether repeated evaluations of one point return different values.
+        discrete: whether the space has integer or categorical parameters.
+    """
+
+    dim: int
+    budget: int | None
+    batch_size: int
+    noisy: bool
+    discrete: bool
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One rule of the chooser: when it applies, what it picks and the evidence."""
+
+    name: str
+    when: str
+    applies: Callable[[Situation], bool]
+    method: str
+    evidence: str
+    options: Callable[[Situation], dict[str, Any]] = field(default=lambda s: {})
+
+
+@dataclass(frozen=True)
+class Choice:
+    """The method and options ``auto`` chose, and the rule that chose them."""
+
+    method: str
+    options: dict[str, Any]
+    rule: str
+    when: str
+    evidence: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "method": self.method,
+            "options": dict(self.options),
+            "rule": self.rule,
+            "when": self.when,
+            "evidence": self.evidence,
+        }
+
+
+def _design_only(s: Situation) -> bool:
+    """The whole budget fits in a model-based method's initial design."""
+    from isoline.methods.base import Method
+
+    return s.budget is not None and s.budget <= Method.default_n_init(s.dim)
+
+
+#: the rules in the order they are tried; the last one always applies
+RULES: tuple[Rule, ...] = (
+    Rule(
+        "design-only",
+        "the budget is no larger than a model-based method's initial design (2 d, 2-20)",
+        _design_only,
+        "sobol",
+        "no model-based step would run: every GP method would serve the same scrambled "
+        "Sobol points (isoline.designs); nothing to measure",
+    ),
+    Rule(
+        "batch",
+        f"batch_size > 1 and d < {HIGH_DIM}",
+        lambda s: s.batch_size > 1 and s.dim < HIGH_DIM,
+        "bkop",
+        "benchmarks/results/batch_bo/summary.md: lowest mean final regret in 12 of 12 "
+        "cells (six functions, d = 6, batches of 5 and 10) against GP-BUCB and GP-UCB-PE; "
+        "push (d = 14) and hpo likewise",
+    ),
+    Rule(
+        "batch-high-dim",
+        f"batch_size > 1 and d >= {HIGH_DIM}",
+        lambda s: s.batch_size > 1,
+        "turbo",
+        "benchmarks/results/local_bo/rl_summary.md and gp_d100/: TuRBO's trust region "
+        "scales to d = 33-100 where the batch GP-UCB family was not measured; its batches "
+        "are Thompson samples in one region",
+    ),
+    Rule(
+        "discrete",
+        "the space has integer or categorical parameters",
+        lambda s: s.discrete,
+        "gp-ei",
+        "benchmarks/results/spaces/hpo_mixed_vs_relaxed.md: gp-ei on the typed space "
+        "(rounding GP, discrete columns held in the acquisition search) scored 0.600 "
+        "against 0.675 relaxed on eight hpo-sklearn problems",
+    ),
+    Rule(
+        "high-dim-noisy",
+        f"{HIGH_DIM} <= d < {VERY_HIGH_DIM} and a noisy objective",
+        lambda s: HIGH_DIM <= s.dim < VERY_HIGH_DIM and s.noisy,
+        "minucb",
+        "benchmarks/results/local_bo/gp_d25/ and gp_d50/: on GP-sampled objectives with "
+        "noise sd 0.1, MinUCB had the lowest mean (d = 25) and median (d = 50) final "
+        "regret of the isoline methods at 500 evaluations (TuRBO: 2.4x and 1.2x its mean)",
+    ),
+    Rule(
+        "high-dim",
+        f"d >= {HIGH_DIM}, noise-free; or d >= {VERY_HIGH_DIM}",
+        lambda s: s.dim >= HIGH_DIM,
+        "turbo",
+        "benchmarks/results/local_bo/rl_summary.md: on the deterministic Swimmer (d = 16, "
+        "300 evaluations) and Hopper (d = 33, 150) policy searches TuRBO had the lowest mean "
+        "final value of the isoline methods (CMA-ES on Hopper at 300); gp_d100/ (noisy, "
+        "d = 100): lowest mean final regret",
+    ),
+    Rule(
+        "low-dim",
+        f"d < {HIGH_DIM}, continuous, one point at a time",
+        lambda s: True,
+        "turbo",
+        "benchmarks/results/field/bbob/: on COCO BBOB at d = 2 (30 cells) TuRBO had the "
+        "best mean rank of isoline's methods (5.50; gp-ei 5.97, cma-es 6.23) at 1.6x "
+        "Optuna GPSampler's suggestion time (gp-ei 6.7x); at d = 5 (partial) gp-ei and "
+        "TuRBO ranked alike",
+    ),
+)
+
+
+def situation(
+    space: Box | Space, budget: int | None = None, batch_size: int = 1, noisy: bool = False
+) -> Situation:
+    """The :class:`Situation` of a problem, with its arguments checked."""
+    if not isinstance(space, (Box, Space)):
+        raise TypeError(f"space must be an isoline.Box or Space, got {type(space).__name__}")
+    if budget is not None:
+        budget = check_int(budget, "budget", 1)
+    batch_size = check_int(batch_size, "batch_size", 1)
+    noisy = check_bool(noisy, "noisy")
+    discrete = isinstance(space, Space) and any(
+        isinstance(p, (Integer, Categorical)) for p in space.params.values()
+    )
+    return Situation(space.dim, budget, batch_size, noisy, discrete)
+
+
+def choose(
+    space: Box | Space, budget: int | None = None, batch_size: int = 1, noisy: bool = False
+) -> Choice:
+    """The method and options for ``space`` (first rule of :data:`RULES` that applies).
+
+    Args:
+        space: the search :class:`~isoline.space.Box` or typed :class:`~isoline.params.Space`.
+        budget: number of evaluations, if known.
+        batch_size: points evaluated together.
+        noisy: whether the objective's values are noisy.
+    """
+    s = situation(space, budget, batch_size, noisy)
+    for rule in RULES:
+        if rule.applies(s):
+            return Choice(rule.method, rule.options(s), rule.name, rule.when, rule.evidence)
+    raise ValueError(f"no rule of method='auto' applies to {s}")  # pragma: no cover
+
+
+def resolve(
+    method: str, space: Box | Space, batch_size: int, options: Mapping[str, Any]
+) -> tuple[str, dict[str, Any], Choice | None]:
+    """``(method, options, choice)``: a named method passes through unchanged; ``"auto"``
+    becomes its choice, taking only ``budget`` and ``noisy`` from ``options``.
+
+    Raises:
+        TypeError: ``"auto"`` given options of a named method.
+    """
+    if method != AUTO:
+        return method, dict(options), None
+    other = sorted(set(options) - set(AUTO_OPTIONS))
+    if other:
+        raise TypeError(
+            f"method='auto' takes only the options {list(AUTO_OPTIONS)}, got {other}; "
+            "name a method to set its own options"
+        )
+    choice = choose(space, options.get("budget"), batch_size, options.get("noisy", False))
+    return choice.method, dict(choice.options), choice
+
+
+def explain() -> list[tuple[str, str, str, str]]:
+    """``(rule, when, method, evidence)`` of every rule, in the order they are tried."""
+    return [(r.name, r.when, r.method, r.evidence) for r in RULES]

@@ -1,0 +1,160 @@
+"""method="auto": the rules, the default of every entry point, and what runs record."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+import isoline as iso
+from isoline import auto
+from isoline.methods.registry import get_method, make_method
+from isoline.params import Categorical, Integer, Real, Space
+from isoline.store import Store, StoreError
+
+
+def sphere(x: np.ndarray) -> float:
+    return float(np.sum((np.asarray(x) - 0.3) ** 2))
+
+
+def box(d: int) -> iso.Box:
+    return iso.Box([0.0] * d, [1.0] * d)
+
+
+MIXED = Space(
+    {"lr": Real(1e-4, 1.0, log=True), "depth": Integer(1, 8), "act": Categorical(["a", "b"])}
+)
+
+#: one situation per rule: (space, budget, batch_size, noisy) -> the rule it must hit
+CASES = [
+    (box(5), 8, 1, False, "design-only"),
+    (box(6), 100, 5, False, "batch"),
+    (box(30), 300, 4, False, "batch-high-dim"),
+    (MIXED, 64, 1, False, "discrete"),
+    (box(25), 300, 1, True, "high-dim-noisy"),
+    (box(25), 300, 1, False, "high-dim"),
+    (box(120), 300, 1, True, "high-dim"),
+    (box(5), 100, 1, False, "low-dim"),
+    (box(5), None, 1, True, "low-dim"),
+]
+
+
+@pytest.mark.parametrize(("space", "budget", "q", "noisy", "rule"), CASES)
+def test_each_rule_fires_where_it_says(space, budget, q, noisy, rule):
+    choice = auto.choose(space, budget=budget, batch_size=q, noisy=noisy)
+    assert choice.rule == rule
+    spec = next(r for r in auto.RULES if r.name == rule)
+    assert choice.method == spec.method and choice.when == spec.when
+
+
+@pytest.mark.parametrize(("space", "budget", "q", "noisy", "rule"), CASES)
+def test_every_choice_builds_a_method_that_serves_the_batch(space, budget, q, noisy, rule):
+    choice = auto.choose(space, budget=budget, batch_size=q, noisy=noisy)
+    common = {"space": space} if isinstance(space, Space) else {}
+    m = make_method(choice.method, space.dim, seed=0, batch_size=q, **common, **choice.options)
+    assert m.ask().shape == (q, space.dim)
+
+
+def test_rules_are_registered_methods_with_evidence_and_the_last_always_applies():
+    names = [r.name for r in auto.RULES]
+    assert len(names) == len(set(names))
+    for r in auto.RULES:
+        get_method(r.method)  # raises for an unknown name
+        assert r.when and r.evidence
+    last = auto.RULES[-1]
+    assert last.applies(auto.Situation(3, None, 1, False, False))
+    assert [row[0] for row in auto.explain()] == names
+
+
+def test_first_applicable_rule_wins(monkeypatch):
+    always = auto.Rule("first", "always", lambda s: True, "random", "a test")
+    monkeypatch.setattr(auto, "RULES", (always, *auto.RULES))
+    assert auto.choose(box(5), budget=100).method == "random"
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "text"),
+    [
+        ({"budget": 0}, ValueError, "budget"),
+        ({"batch_size": 0}, ValueError, "batch_size"),
+        ({"noisy": "yes"}, TypeError, "noisy"),
+    ],
+)
+def test_bad_situation_is_named(kwargs, error, text):
+    with pytest.raises(error, match=text):
+        auto.choose(box(3), **kwargs)
+
+
+def test_auto_rejects_a_named_methods_options_and_non_spaces():
+    with pytest.raises(TypeError, match="takes only the options"):
+        iso.Optimizer(box(3), "auto", kernel="rbf")
+    with pytest.raises(TypeError, match="Box or Space"):
+        auto.choose([(0.0, 1.0)])  # type: ignore[arg-type]
+
+
+def test_auto_is_the_default_of_optimizer_and_minimize():
+    opt = iso.Optimizer(box(3), seed=0)
+    assert opt.choice is not None and opt.method_name == opt.choice.method == "turbo"
+    res = iso.minimize(sphere, box(3), budget=5, seed=0)
+    assert res.choice is not None and res.choice["rule"] == "design-only"
+    assert res.method == "sobol"
+    assert iso.Optimizer(box(3), "gp-ei").choice is None
+
+
+def test_auto_trajectory_is_its_choices_trajectory():
+    a = iso.minimize(sphere, box(3), "auto", budget=10, seed=4)
+    b = iso.minimize(sphere, box(3), a.method, budget=10, seed=4, **a.options)
+    np.testing.assert_array_equal(a.x_iters, b.x_iters)
+
+
+def test_store_records_the_choice_and_a_resume_keeps_it(tmp_path):
+    db = str(tmp_path / "runs.db")
+    first = iso.minimize(sphere, box(3), budget=5, seed=1, storage=db, study="s")
+    assert first.method == "sobol"  # the budget fits the initial design
+    with Store(db) as store:
+        rec = store.get_study("s")
+        assert rec is not None
+        assert rec.method == "sobol" and rec.attrs["auto"]["rule"] == "design-only"
+    # a larger budget would choose otherwise; the study goes on with what it started with
+    longer = iso.minimize(sphere, box(3), budget=12, seed=1, storage=db, study="s")
+    assert longer.method == "sobol" and longer.n_evals == 12
+    np.testing.assert_array_equal(longer.x_iters[:5], first.x_iters)
+    straight = iso.minimize(sphere, box(3), "sobol", budget=12, seed=1)
+    np.testing.assert_array_equal(longer.x_iters, straight.x_iters)
+
+
+def test_resuming_an_auto_study_with_another_method_names_the_choice(tmp_path):
+    db = str(tmp_path / "runs.db")
+    iso.minimize(sphere, box(3), budget=5, seed=1, storage=db, study="s")
+    with pytest.raises(StoreError, match="method='auto' chose 'sobol'"):
+        iso.minimize(sphere, box(3), "random", budget=8, seed=1, storage=db, study="s")
+
+
+def test_noisy_changes_the_high_dimensional_choice():
+    assert auto.choose(box(30), budget=200, noisy=True).method == "minucb"
+    assert auto.choose(box(30), budget=200, noisy=False).method == "turbo"
+
+
+def test_situation_reads_types_from_the_space():
+    assert auto.situation(MIXED).discrete
+    assert not auto.situation(Space({"a": Real(0, 1), "b": Real(1, 10, log=True)})).discrete
+    assert dataclasses.asdict(auto.situation(box(4), budget=9))["budget"] == 9
+
+
+def test_bench_config_accepts_auto_with_noisy_only():
+    from isoline.bench.config import _method
+
+    assert _method("auto").name == "auto"
+    assert _method({"name": "auto", "options": {"noisy": True}}).options == {"noisy": True}
+    with pytest.raises(ValueError, match="only the option 'noisy'"):
+        _method({"name": "auto", "options": {"kernel": "rbf"}})
+
+
+def test_cli_methods_lists_the_rules(capsys):
+    from isoline.cli import main
+
+    assert main(["methods"]) == 0
+    out = capsys.readouterr().out
+    for r in auto.RULES:
+        assert r.name in out
