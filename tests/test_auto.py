@@ -34,7 +34,7 @@ CASES = [
     (MIXED, 64, 1, False, "discrete"),
     (box(25), 300, 1, True, "high-dim-noisy"),
     (box(25), 300, 1, False, "high-dim"),
-    (box(120), 300, 1, True, "high-dim"),
+    (box(120), 300, 1, True, "high-dim-noisy"),
     (box(5), 100, 1, False, "low-dim"),
     (box(5), None, 1, True, "low-dim"),
 ]

@@ -64,7 +64,7 @@ def cmd_methods(args: argparse.Namespace) -> int:
         "options budget= (given by a run) and noisy=",
     )
     for col in ("rule", "when", "method", "evidence"):
-        rules.add_column(col, no_wrap=col in ("rule", "method"))
+        rules.add_column(col, no_wrap=col in ("rule", "method"), overflow="fold")
     for row in explain():
         rules.add_row(*row)
     console.print(rules)
