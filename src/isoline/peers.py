@@ -61,7 +61,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from isoline.methods.base import Method
+from isoline.methods.base import ReplayPickled
 from isoline.params import Categorical, Integer, Param, Real, Space
 from isoline.validation import check_int
 
@@ -76,7 +76,7 @@ class PeerNotInstalled(ImportError):
     """A peer's package is missing; the message names the extra to install."""
 
 
-class PeerMethod(Method):
+class PeerMethod(ReplayPickled):
     """An ask/tell adapter around another library's optimizer (unit cube, minimization).
 
     Subclasses implement :meth:`_start` (build the peer's optimizer), :meth:`_ask_one` (one
@@ -122,9 +122,8 @@ class PeerMethod(Method):
         #: the parameters the peer sees, named x0, x1, ...: the typed space's own (log
         #: scales, integers, categorical choices as their indices) or d reals in [0, 1]
         self._params = _peer_params(space, dim)
-        self._args = {"dim": dim, "budget": budget, "seed": seed, "batch_size": batch_size,
-                      "n_init": n_init, "init": init, "space": space, **options}  # fmt: skip
-        self._calls: list[tuple[str, tuple[Any, ...]]] = []
+        self._record_args({"dim": dim, "budget": budget, "seed": seed, "batch_size": batch_size,
+                           "n_init": n_init, "init": init, "space": space, **options})  # fmt: skip
         self._handles: dict[bytes, list[Any]] = {}
         self._worst: float | None = None
         _require(self.name, self.packages)
@@ -145,36 +144,6 @@ class PeerMethod(Method):
             raise
         except Exception as e:  # noqa: BLE001 - a peer rejects options with many types
             raise ValueError(f"{cls.name}: the peer rejects options {options}: {e}") from e
-
-    # -- replayed public calls ----------------------------------------------------------
-    def ask(self, q: int | None = None) -> np.ndarray:
-        self._calls.append(("ask", (q,)))
-        return super().ask(q)
-
-    def tell(self, X: np.ndarray, y: np.ndarray) -> None:
-        self._calls.append(("tell", (np.array(X, dtype=float), np.array(y, dtype=float))))
-        super().tell(X, y)
-
-    def add_pending(self, X: np.ndarray) -> None:
-        self._calls.append(("add_pending", (np.array(X, dtype=float),)))
-        super().add_pending(X)
-
-    def withdraw(self, X: np.ndarray) -> None:
-        self._calls.append(("withdraw", (np.array(X, dtype=float),)))
-        super().withdraw(X)
-
-    def enqueue(self, X: np.ndarray) -> None:
-        self._calls.append(("enqueue", (np.array(X, dtype=float),)))
-        super().enqueue(X)
-
-    def __getstate__(self) -> dict[str, Any]:
-        return {"args": self._args, "calls": self._calls}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        args = dict(state["args"])
-        type(self).__init__(self, args.pop("dim"), **args)
-        for name, call_args in state["calls"]:
-            getattr(self, name)(*call_args)
 
     # -- Method hooks -------------------------------------------------------------------
     def propose(self, q: int) -> np.ndarray:

@@ -8,7 +8,7 @@ import cma
 import numpy as np
 
 from isoline.designs import sobol
-from isoline.methods.base import Method
+from isoline.methods.base import Method, failure_value
 from isoline.methods.registry import register
 from isoline.params import Integer, Space
 from isoline.validation import check_float, check_int
@@ -165,9 +165,7 @@ class CMAES(Method):
         vals = np.array([v for _, v in self._told])
         ok = np.isfinite(vals)
         if not ok.all():
-            worst = vals[ok].max() if ok.any() else 0.0
-            spread = np.ptp(vals[ok]) if ok.sum() > 1 else 1.0
-            vals = np.where(ok, vals, worst + max(spread, 1.0))
+            vals = np.where(ok, vals, failure_value(vals[ok]))
         self.es.tell(xs, vals.tolist())
         self._told, self._queue, self._pending = [], [], {}
 

@@ -1,0 +1,201 @@
+"""COBYQA: a derivative-free trust-region method with quadratic models, driven ask/tell."""
+
+from __future__ import annotations
+
+import queue
+import threading
+from typing import Any
+
+import cobyqa
+import numpy as np
+from scipy.optimize import Bounds
+
+from isoline.methods.base import ReplayPickled, failure_value
+from isoline.methods.registry import register
+from isoline.validation import check_float
+
+__all__ = ["COBYQA"]
+
+
+class _Stop(Exception):
+    """Ends a run of ``cobyqa.minimize`` from inside its objective."""
+
+
+#: what the objective of a stopped run receives instead of a value
+_STOP = object()
+
+
+class _Run:
+    """One run of ``cobyqa.minimize`` in a daemon thread.
+
+    COBYQA calls the objective; here the objective hands each point to :meth:`next_point`
+    and waits until :meth:`give` brings its value, so the caller drives the run one
+    evaluation at a time. :meth:`next_point` returns ``None`` once the run has converged.
+    """
+
+    def __init__(self, x0: np.ndarray, radius: float, final_radius: float) -> None:
+        self._points: queue.Queue[np.ndarray | None] = queue.Queue()
+        self._values: queue.Queue[Any] = queue.Queue()
+        self._error: BaseException | None = None
+        options = {"radius_init": radius, "radius_final": final_radius,
+                   "maxfev": 10**9, "maxiter": 10**9}  # fmt: skip
+        self._thread = threading.Thread(
+            target=self._main, args=(x0, options), daemon=True, name="isoline-cobyqa"
+        )
+        self._thread.start()
+
+    def _objective(self, x: np.ndarray) -> float:
+        self._points.put(np.array(x, dtype=float))
+        v = self._values.get()
+        if v is _STOP:
+            raise _Stop
+        return float(v)
+
+    def _main(self, x0: np.ndarray, options: dict[str, Any]) -> None:
+        try:
+            bounds = Bounds(np.zeros(x0.size), np.ones(x0.size))
+            cobyqa.minimize(self._objective, x0, bounds=bounds, options=options)
+        except _Stop:
+            pass
+        except BaseException as e:  # noqa: BLE001 - reported by next_point
+            self._error = e
+        finally:
+            self._points.put(None)
+
+    def next_point(self) -> np.ndarray | None:
+        """The next point the run asks for, or ``None`` if it has ended."""
+        x = self._points.get()
+        if x is None and self._error is not None:
+            raise RuntimeError(f"COBYQA failed: {self._error!r}") from self._error
+        return x
+
+    def give(self, value: float) -> None:
+        """The value of the point :meth:`next_point` returned last."""
+        self._values.put(value)
+
+    def stop(self) -> None:
+        """End the run and its thread."""
+        if self._thread.is_alive():
+            self._values.put(_STOP)
+            self._thread.join()
+
+
+@register
+class COBYQA(ReplayPickled):
+    """COBYQA (Ragonneau & Zhang), a derivative-free trust-region method in Powell's line
+    (UOBYQA, NEWUOA, BOBYQA), through its authors' package ``cobyqa`` on the unit cube.
+    (scipy's ``minimize(method="COBYQA")`` holds one process-wide lock for a whole run,
+    which a run that waits for its values between calls would hold for good.)
+
+    Each step interpolates a quadratic model through the evaluated points, minimizes it in
+    a trust region of radius ``rho`` and evaluates the minimizer; the region moves to the
+    new point if it is better and grows or shrinks by how well the model predicted the
+    change. The first ``2 d + 1`` evaluations are the start and steps of ``radius`` along
+    each axis. When ``rho`` falls below ``final_radius`` the run has converged; the next
+    run starts from a uniform random point (from ``seed``) with the initial radius, until
+    the budget is spent.
+
+    ask/tell: the run lives in a helper thread whose objective waits for each value
+    (:class:`_Run`); the method proposes one point at a time. A second point asked before
+    the first is told is a uniform random one, which the model does not use; withdrawing
+    the point a run waits for ends that run.
+
+    The first run starts from ``x0``, or from the best point told before the first
+    proposal (an initial design with ``n_init > 0``, or known data), or from the centre.
+    Failed evaluations reach the model as :func:`~isoline.methods.base.failure_value`.
+
+    Options:
+        radius: initial trust-region radius in unit-cube coordinates (default 0.2, a
+            fifth of each range).
+        final_radius: radius at which a run has converged and the next starts
+            (default 1e-6, COBYQA's).
+        x0: ``(d,)`` start in the unit cube.
+
+    References:
+        T. M. Ragonneau and Z. Zhang. COBYQA: Constrained Optimization BY Quadratic
+        Approximations. PhD thesis, The Hong Kong Polytechnic University, 2022.
+        M. J. D. Powell. The BOBYQA algorithm for bound constrained optimization without
+        derivatives. Technical report DAMTP 2009/NA06, University of Cambridge, 2009.
+    """
+
+    name = "cobyqa"
+    family = "trust-region DFO"
+    paper = "Ragonneau & Zhang, COBYQA (PhD thesis, PolyU 2022); Powell, BOBYQA (DAMTP 2009)"
+    supports_batch = False
+    needs_data = False
+
+    def __init__(
+        self,
+        dim: int,
+        *,
+        radius: float = 0.2,
+        final_radius: float = 1e-6,
+        x0: list[float] | None = None,
+        **common: Any,
+    ) -> None:
+        self._record_args({"dim": dim, "radius": radius, "final_radius": final_radius,
+                           "x0": x0, **common})  # fmt: skip
+        super().__init__(dim, **common)
+        self.radius = check_float(radius, "radius", 0.0, 0.5, low_open=True)
+        self.final_radius = check_float(final_radius, "final_radius", 0.0, self.radius,
+                                        low_open=True)  # fmt: skip
+        self.x0 = None if x0 is None else np.asarray(x0, dtype=float)
+        if self.x0 is not None and (
+            self.x0.shape != (self.dim,) or np.any((self.x0 < 0) | (self.x0 > 1))
+        ):
+            raise ValueError(f"x0 must be {self.dim} numbers in [0, 1], got {x0!r}")
+        self._run: _Run | None = None
+        #: the point the run waits for the value of (bytes), if any
+        self._waiting: bytes | None = None
+        #: runs started so far
+        self.n_runs = 0
+
+    def _start(self) -> np.ndarray:
+        if self.n_runs == 0:
+            best = self.best
+            start = self.x0 if self.x0 is not None else (
+                best[0] if best is not None else np.full(self.dim, 0.5)
+            )  # fmt: skip
+        else:
+            start = self.rng.random(self.dim)
+        self.n_runs += 1
+        return start
+
+    def propose(self, q: int) -> np.ndarray:
+        out = []
+        for _ in range(q):
+            x = None if self._waiting is not None else self._next_of_a_run()
+            if x is None:  # the run waits for a value: an untracked random point
+                x = self.rng.random(self.dim)
+            else:
+                self._waiting = x.tobytes()
+            out.append(x)
+        return np.array(out)
+
+    def _next_of_a_run(self) -> np.ndarray:
+        while True:
+            if self._run is None:
+                self._run = _Run(self._start(), self.radius, self.final_radius)
+            x = self._run.next_point()
+            if x is not None:
+                return np.clip(x, 0.0, 1.0)
+            self._run = None  # converged: the next run starts from a random point
+
+    def observe(self, X: np.ndarray, y: np.ndarray) -> None:
+        for x, v in zip(X, y):
+            if self._run is not None and x.tobytes() == self._waiting:
+                finite = self.y[np.isfinite(self.y)]
+                self._run.give(float(v) if np.isfinite(v) else failure_value(finite))
+                self._waiting = None
+
+    def withdraw(self, X: np.ndarray) -> None:
+        super().withdraw(X)
+        served = {r.tobytes() for rows in self._served.values() for r in rows}
+        if self._run is not None and self._waiting is not None and self._waiting not in served:
+            self._run.stop()  # its point will never be told: the next run starts afresh
+            self._run, self._waiting = None, None
+
+    def __del__(self) -> None:
+        run = getattr(self, "_run", None)
+        if run is not None:
+            run.stop()
