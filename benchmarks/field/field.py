@@ -32,12 +32,13 @@ import time
 from collections import defaultdict
 
 import numpy as np
+from scipy import stats
 
 from isoline.bench.config import BenchConfig, load_config
 from isoline.bench.ranks import mean_rank_interval, normalized_scores, wilcoxon_against_best
 from isoline.bench.report import RunData, collect, git_commit
 from isoline.bench.runner import make_problem, run_bench
-from isoline.bench.stats import to_markdown
+from isoline.bench.stats import benjamini_hochberg, to_markdown
 
 #: the contender whose suggestion time the others are compared with
 TIME_REFERENCE = "Optuna GP"
@@ -97,11 +98,67 @@ def _random_median(cells: list[tuple[str, int]], F: np.ndarray, labels: list[str
     return np.array([np.median(per_problem[p]) for p, _ in cells])
 
 
+def _auto_column(cfg: BenchConfig, labels: list[str]) -> int | None:
+    """The column of the ``auto`` contender, if the config has one."""
+    names = [m.name for m in cfg.methods]
+    return names.index("auto") if "auto" in names else None
+
+
+def _stand_in_ranks(F: np.ndarray, a: np.ndarray) -> np.ndarray:
+    """``(cells,)`` rank of the values ``a`` in each row of ``F`` as a stand-in: a run
+    of ``F`` equal to it (the method auto chose, same seed, same trajectory) is replaced by
+    it rather than ranked beside it, so no trajectory counts twice."""
+    out = np.empty(len(a))
+    for i, (row, x) in enumerate(zip(F, a)):
+        same = np.flatnonzero(row == x)
+        rest = np.delete(row, same[:1])
+        out[i] = stats.rankdata(np.append(rest, x))[-1]
+    return out
+
+
+def _auto_row(F: np.ndarray, a: np.ndarray, med: np.ndarray, best: int, p: np.ndarray,
+              n_boot: int = 2000, seed: int = 0) -> tuple[float, float, float, float, float, float]:  # fmt: skip
+    """auto's mean rank with its bootstrap interval (as ``mean_rank_interval``), score
+    mean and median, and raw p of the best contender against it."""
+    r = _stand_in_ranks(F, a)
+    idx = np.random.default_rng(seed).integers(0, len(r), size=(n_boot, len(r)))
+    boot = r[idx].mean(axis=1)
+    low = np.minimum(F.min(axis=1), a)
+    span = med - low
+    with np.errstate(divide="ignore", invalid="ignore"):
+        S = np.where(span > 0, (a - low) / span, np.where(a == low, 0.0, np.nan))
+    diff = a - F[:, best]
+    p_auto = (
+        stats.wilcoxon(a, F[:, best], alternative="greater").pvalue if np.any(diff != 0) else np.nan
+    )
+    return (float(r.mean()), float(np.quantile(boot, 0.025)), float(np.quantile(boot, 0.975)),
+            float(np.nanmean(S)), float(np.nanmedian(S)), float(p_auto))  # fmt: skip
+
+
 def _rank_table(labels: list[str], F: np.ndarray, med: np.ndarray, runs: list[RunData],
-                cells: list[tuple[str, int]]) -> list[dict[str, object]]:  # fmt: skip
+                cells: list[tuple[str, int]], auto: int | None = None) -> list[dict[str, object]]:  # fmt: skip
+    """Rows of the rank table, best first. ``auto``: the column of the auto contender,
+    ranked as a stand-in for the run it repeats (:func:`_stand_in_ranks`); the other
+    contenders are ranked without it."""
+    auto_values = None
+    if auto is not None:
+        auto_label = labels[auto]
+        auto_values = F[:, auto]
+        F = np.delete(F, auto, axis=1)
+        labels = [lab for j, lab in enumerate(labels) if j != auto]
     mean, lo, hi = mean_rank_interval(F)
     best, p, p_bh = wilcoxon_against_best(F)
     S = normalized_scores(F, med)
+    score_mean = np.nanmean(S, axis=0)
+    score_median = np.nanmedian(S, axis=0)
+    if auto_values is not None:
+        a_mean, a_lo, a_hi, a_smean, a_smed, a_p = _auto_row(F, auto_values, med, best, p)
+        adjusted = benjamini_hochberg([*p.tolist(), a_p])
+        p_bh = np.asarray(adjusted, dtype=float)
+        labels = [*labels, auto_label]
+        mean, lo, hi = np.append(mean, a_mean), np.append(lo, a_lo), np.append(hi, a_hi)
+        score_mean = np.append(score_mean, a_smean)
+        score_median = np.append(score_median, a_smed)
     keep = set(cells)
     times: dict[str, list[float]] = defaultdict(list)
     failed: dict[str, int] = defaultdict(int)
@@ -116,8 +173,8 @@ def _rank_table(labels: list[str], F: np.ndarray, med: np.ndarray, runs: list[Ru
         rows.append({
             "contender": lab,
             "mean rank [95% CI]": f"{mean[j]:.2f} [{lo[j]:.2f}, {hi[j]:.2f}]",
-            "score mean": float(np.nanmean(S[:, j])),
-            "score median": float(np.nanmedian(S[:, j])),
+            "score mean": float(score_mean[j]),
+            "score median": float(score_median[j]),
             "p vs best (BH)": "best" if j == best else float(p_bh[j]),
             "suggest s/run (median)": float(np.median(times[lab])) if times[lab] else np.nan,
             f"time x {TIME_REFERENCE}": float(np.sum(times[lab])) / ref if times[lab] else np.nan,
@@ -181,6 +238,7 @@ def summary(args: argparse.Namespace) -> None:
     if not cells:
         raise SystemExit("no cell has a complete run of every contender yet")
     med = _random_median(cells, F, labels)
+    auto = _auto_column(cfg, labels)
     parts = (
         [json.loads(x) for x in _parts_file(args.storage).read_text().splitlines()]
         if _parts_file(args.storage).exists()
@@ -201,8 +259,10 @@ def summary(args: argparse.Namespace) -> None:
         "over cells; score 0 = best value of any contender in the cell, 1 = random search's "
         "median on that problem; p: paired one-sided Wilcoxon test of the best-ranked contender "
         "against each, Benjamini-Hochberg over the table; suggestion time: wall seconds between "
-        f"a result and the next point (median over runs), and the summed time over {TIME_REFERENCE}'s.",
-        "", "## All complete cells", "", to_markdown(_rank_table(labels, F, med, runs, cells)), ""]  # fmt: skip
+        f"a result and the next point (median over runs), and the summed time over {TIME_REFERENCE}'s. "
+        "The auto contender runs the method it chooses, with the same seed: it is ranked as a "
+        "stand-in for that method's run (which it repeats), the other contenders without it.",
+        "", "## All complete cells", "", to_markdown(_rank_table(labels, F, med, runs, cells, auto)), ""]  # fmt: skip
     groups: dict[str, list[int]] = defaultdict(list)
     for i, (p, _) in enumerate(cells):
         m = re.search(r"-d(\d+)$", p)
@@ -211,7 +271,7 @@ def summary(args: argparse.Namespace) -> None:
         for g, idx in sorted(groups.items(), key=lambda kv: int(kv[0].split()[-1])):
             if len(idx) >= 2:
                 lines += [f"## {g} ({len(idx)} cells)", "",
-                          to_markdown(_rank_table(labels, F[idx], med[idx], runs, [cells[i] for i in idx])), ""]  # fmt: skip
+                          to_markdown(_rank_table(labels, F[idx], med[idx], runs, [cells[i] for i in idx], auto)), ""]  # fmt: skip
     pngs = _ecdf(cfg, runs, cells, out)
     if pngs:
         lines += ["## Fraction of (function, target) pairs solved (COCO's 51 targets)", ""]
