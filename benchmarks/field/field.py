@@ -35,7 +35,12 @@ import numpy as np
 from scipy import stats
 
 from isoline.bench.config import BenchConfig, load_config
-from isoline.bench.ranks import mean_rank_interval, normalized_scores, wilcoxon_against_best
+from isoline.bench.ranks import (
+    mean_rank_interval,
+    normalized_scores,
+    stand_in_ranks,
+    wilcoxon_against_best,
+)
 from isoline.bench.report import RunData, collect, git_commit
 from isoline.bench.runner import make_problem, run_bench
 from isoline.bench.stats import benjamini_hochberg, to_markdown
@@ -104,23 +109,11 @@ def _auto_column(cfg: BenchConfig, labels: list[str]) -> int | None:
     return names.index("auto") if "auto" in names else None
 
 
-def _stand_in_ranks(F: np.ndarray, a: np.ndarray) -> np.ndarray:
-    """``(cells,)`` rank of the values ``a`` in each row of ``F`` as a stand-in: a run
-    of ``F`` equal to it (the method auto chose, same seed, same trajectory) is replaced by
-    it rather than ranked beside it, so no trajectory counts twice."""
-    out = np.empty(len(a))
-    for i, (row, x) in enumerate(zip(F, a)):
-        same = np.flatnonzero(row == x)
-        rest = np.delete(row, same[:1])
-        out[i] = stats.rankdata(np.append(rest, x))[-1]
-    return out
-
-
 def _auto_row(F: np.ndarray, a: np.ndarray, med: np.ndarray, best: int, p: np.ndarray,
               n_boot: int = 2000, seed: int = 0) -> tuple[float, float, float, float, float, float]:  # fmt: skip
     """auto's mean rank with its bootstrap interval (as ``mean_rank_interval``), score
     mean and median, and raw p of the best contender against it."""
-    r = _stand_in_ranks(F, a)
+    r = stand_in_ranks(F, a)
     idx = np.random.default_rng(seed).integers(0, len(r), size=(n_boot, len(r)))
     boot = r[idx].mean(axis=1)
     low = np.minimum(F.min(axis=1), a)
@@ -138,7 +131,7 @@ def _auto_row(F: np.ndarray, a: np.ndarray, med: np.ndarray, best: int, p: np.nd
 def _rank_table(labels: list[str], F: np.ndarray, med: np.ndarray, runs: list[RunData],
                 cells: list[tuple[str, int]], auto: int | None = None) -> list[dict[str, object]]:  # fmt: skip
     """Rows of the rank table, best first. ``auto``: the column of the auto contender,
-    ranked as a stand-in for the run it repeats (:func:`_stand_in_ranks`); the other
+    ranked as a stand-in for the run it repeats (:func:`stand_in_ranks`); the other
     contenders are ranked without it."""
     auto_values = None
     if auto is not None:

@@ -7,6 +7,7 @@ from isoline.bench.ranks import (
     cell_ranks,
     mean_rank_interval,
     normalized_scores,
+    stand_in_ranks,
     wilcoxon_against_best,
 )
 
@@ -38,3 +39,15 @@ def test_a_contender_that_is_worse_in_every_cell_is_significantly_worse() -> Non
     assert p_bh[1] < 1e-3 and p_bh[2] > 0.05
     with pytest.raises(ValueError, match="NaN"):
         cell_ranks(np.array([[1.0, np.nan]]))
+
+
+def test_stand_in_takes_the_place_of_the_run_it_repeats():
+    F = np.array([[1.0, 2.0, 3.0], [3.0, 2.0, 1.0]])
+    # repeats column 1 in the first cell and column 2 in the second
+    np.testing.assert_array_equal(stand_in_ranks(F, [2.0, 1.0]), [2.0, 1.0])
+    # equal to no entry: ranked as one more contender
+    np.testing.assert_array_equal(stand_in_ranks(F, [0.5, 2.5]), [1.0, 3.0])
+    # equal to two entries: one is replaced, the tie with the other is averaged
+    np.testing.assert_array_equal(stand_in_ranks(np.array([[1.0, 1.0, 3.0]]), [1.0]), [1.5])
+    with pytest.raises(ValueError, match="entries"):
+        stand_in_ranks(F, [1.0])

@@ -21,7 +21,13 @@ from scipy import stats
 
 from isoline.bench.stats import benjamini_hochberg
 
-__all__ = ["cell_ranks", "mean_rank_interval", "normalized_scores", "wilcoxon_against_best"]
+__all__ = [
+    "cell_ranks",
+    "mean_rank_interval",
+    "normalized_scores",
+    "stand_in_ranks",
+    "wilcoxon_against_best",
+]
 
 
 def _table(F: np.ndarray) -> np.ndarray:
@@ -36,6 +42,23 @@ def _table(F: np.ndarray) -> np.ndarray:
 def cell_ranks(F: np.ndarray) -> np.ndarray:
     """``(cells, contenders)`` ranks within each cell (1 = lowest value, ties averaged)."""
     return np.asarray(stats.rankdata(_table(F), axis=1), dtype=float)
+
+
+def stand_in_ranks(F: np.ndarray, a: Sequence[float]) -> np.ndarray:
+    """``(cells,)`` rank of the value ``a[i]`` in row ``i`` of ``F (cells, contenders)``
+    as a stand-in: one entry of the row equal to it (a run it repeats, such as the method
+    an automatic choice picked, run with the same seed) is replaced by it instead of
+    ranked beside it, so no trajectory counts twice; a value equal to no entry is ranked
+    as one more contender. Ties are averaged, as in :func:`cell_ranks`."""
+    F = _table(F)
+    a = np.asarray(a, dtype=float).reshape(-1)
+    if a.shape != (F.shape[0],):
+        raise ValueError(f"a must have {F.shape[0]} entries, got {a.shape}")
+    out = np.empty(len(a))
+    for i, (row, x) in enumerate(zip(F, a)):
+        rest = np.delete(row, np.flatnonzero(row == x)[:1])
+        out[i] = stats.rankdata(np.append(rest, x))[-1]
+    return out
 
 
 def mean_rank_interval(
