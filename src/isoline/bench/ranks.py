@@ -51,11 +51,11 @@ def stand_in_ranks(F: np.ndarray, a: Sequence[float]) -> np.ndarray:
     ranked beside it, so no trajectory counts twice; a value equal to no entry is ranked
     as one more contender. Ties are averaged, as in :func:`cell_ranks`."""
     F = _table(F)
-    a = np.asarray(a, dtype=float).reshape(-1)
-    if a.shape != (F.shape[0],):
-        raise ValueError(f"a must have {F.shape[0]} entries, got {a.shape}")
-    out = np.empty(len(a))
-    for i, (row, x) in enumerate(zip(F, a)):
+    values = np.asarray(a, dtype=float).reshape(-1)
+    if values.shape != (F.shape[0],):
+        raise ValueError(f"a must have {F.shape[0]} entries, got {values.shape}")
+    out = np.empty(len(values))
+    for i, (row, x) in enumerate(zip(F, values)):
         rest = np.delete(row, np.flatnonzero(row == x)[:1])
         out[i] = stats.rankdata(np.append(rest, x))[-1]
     return out
