@@ -19,6 +19,7 @@ unfinished or crashed runs). The commit and command are written beside the table
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from pathlib import Path
 
@@ -55,6 +56,11 @@ def _parts_file(storage: str) -> Path:
 
 def run(args: argparse.Namespace) -> None:
     cfg = load_config(args.config).subset(seeds=args.seeds, problems=args.problems)
+    if args.methods:
+        keep = [m for m in cfg.methods if re.search(args.methods, m.label)]
+        if not keep:
+            raise SystemExit(f"--methods {args.methods!r} matches no contender label")
+        cfg = dataclasses.replace(cfg, methods=keep)
     with _parts_file(args.storage).open("a") as fh:
         part = {"commit": git_commit(), "started": time.strftime("%Y-%m-%d %H:%M"),
                 "command": shlex.join(["python", *sys.argv])}  # fmt: skip
@@ -293,6 +299,7 @@ def main(argv: list[str] | None = None) -> None:
     r.add_argument("--storage", required=True)
     r.add_argument("--problems", help="regular expression on problem labels")
     r.add_argument("--seeds", help="e.g. 0-2 or 0,3")
+    r.add_argument("--methods", help="regular expression on contender labels")
     r.add_argument("--workers", type=int, default=2)
     r.add_argument("--quiet", action="store_true")
     r.set_defaults(func=run)
