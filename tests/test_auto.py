@@ -35,8 +35,10 @@ CASES = [
     (box(25), 300, 1, True, "high-dim-noisy"),
     (box(25), 300, 1, False, "high-dim"),
     (box(120), 300, 1, True, "high-dim-noisy"),
-    (box(5), 100, 1, False, "low-dim"),
+    (box(5), 100, 1, False, "low-dim-local"),
+    (box(2), None, 1, False, "low-dim-local"),
     (box(5), None, 1, True, "low-dim"),
+    (box(8), 100, 1, False, "low-dim"),
 ]
 
 
@@ -95,7 +97,7 @@ def test_auto_rejects_a_named_methods_options_and_non_spaces():
 
 def test_auto_is_the_default_of_optimizer_and_minimize():
     opt = iso.Optimizer(box(3), seed=0)
-    assert opt.choice is not None and opt.method_name == opt.choice.method == "turbo"
+    assert opt.choice is not None and opt.method_name == opt.choice.method == "cobyqa"
     res = iso.minimize(sphere, box(3), budget=5, seed=0)
     assert res.choice is not None and res.choice["rule"] == "design-only"
     assert res.method == "sobol"
