@@ -104,3 +104,15 @@ def test_report_of_chosen_problems(tmp_path, capsys) -> None:
             main(["report", str(cfg), "--storage", db, "--out", str(out), "--problems", bad]) == 2
         )
         assert says in capsys.readouterr().err
+
+
+def test_run_defaults_to_auto_and_says_what_it_chose(tmp_path, capsys) -> None:
+    db = str(tmp_path / "a.db")
+    args = ["run", "--problem", "rosenbrock", "--dim", "2", "--budget", "8",
+            "--storage", db, "--study", "s", "--quiet"]  # fmt: skip
+    assert main(args) == 0
+    assert "method 'auto' chose 'cobyqa' (rule 'low-dim-local'" in capsys.readouterr().out
+    noisy = ["run", "--problem", "rosenbrock", "--dim", "2", "--budget", "8", "--noise-std",
+             "0.1", "--storage", db, "--study", "n", "--quiet"]  # fmt: skip
+    assert main(noisy) == 0
+    assert "chose 'turbo'" in capsys.readouterr().out

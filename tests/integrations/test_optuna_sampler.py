@@ -206,3 +206,17 @@ def test_a_killed_worker_leaves_the_study_usable(tmp_path) -> None:
     assert states.count(optuna.trial.TrialState.COMPLETE) == 7
     (state,) = sampler._states.values()
     assert np.isnan(state.optimizer.method.y).sum() == 1  # the killed trial, as a failure
+
+
+def test_auto_is_the_default_and_each_proposal_records_its_choice() -> None:
+    study = optuna.create_study(sampler=IsolineSampler(seed=0))
+    study.optimize(_objective, n_trials=6)
+    chosen = [t.system_attrs.get("isoline:auto") for t in study.trials]
+    assert chosen[0] is None  # the first trial has no relative search space yet
+    assert all(c is not None and c["method"] == _rule_method(c) for c in chosen[1:])
+
+
+def _rule_method(choice: dict[str, str]) -> str:
+    from isoline.auto import RULES
+
+    return next(r.method for r in RULES if r.name == choice["rule"])
