@@ -155,9 +155,9 @@ RULES: tuple[Rule, ...] = (
         "cobyqa",
         "benchmarks/results/field/bbob/: on COCO BBOB (ten functions, two per group, "
         "instances 1-3, 20 d evaluations) COBYQA had the best mean rank of thirteen "
-        "contenders at d = 2 (3.97; Ax 4.57, TuRBO 6.40) and d = 5 (2.88 over the first 17 "
-        "cells; Nevergrad NGOpt, which runs COBYLA here, 3.12) at 0.4-0.6x Optuna "
-        "GPSampler's suggestion time",
+        "contenders at d = 2 (3.97; Ax 4.57, TuRBO 6.40) and d = 5 (3.93; Nevergrad NGOpt, "
+        "which runs COBYLA here, 4.10, not significantly different; Ax 5.40), 30 cells each, "
+        "at 0.2-0.6x Optuna GPSampler's suggestion time",
     ),
     Rule(
         "low-dim",
