@@ -37,7 +37,7 @@ CASES = [
     (box(120), 300, 1, True, "high-dim-noisy"),
     (box(5), 100, 1, False, "low-dim-local"),
     (box(2), None, 1, False, "low-dim-local"),
-    (box(5), None, 1, True, "low-dim"),
+    (box(5), None, 1, True, "low-dim-local"),
     (box(8), 100, 1, False, "low-dim"),
 ]
 
