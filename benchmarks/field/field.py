@@ -37,6 +37,7 @@ from scipy import stats
 
 from isoline.bench.config import BenchConfig, load_config
 from isoline.bench.ranks import (
+    mean_interval,
     mean_rank_interval,
     normalized_scores,
     stand_in_ranks,
@@ -115,22 +116,17 @@ def _auto_column(cfg: BenchConfig, labels: list[str]) -> int | None:
     return names.index("auto") if "auto" in names else None
 
 
-def _auto_row(F: np.ndarray, a: np.ndarray, med: np.ndarray, best: int, p: np.ndarray,
-              n_boot: int = 2000, seed: int = 0) -> tuple[float, float, float, float, float, float]:  # fmt: skip
+def _auto_row(F: np.ndarray, a: np.ndarray, med: np.ndarray, best: int
+              ) -> tuple[float, float, float, float, float, float]:  # fmt: skip
     """auto's mean rank with its bootstrap interval (as ``mean_rank_interval``), score
     mean and median, and raw p of the best contender against it."""
-    r = stand_in_ranks(F, a)
-    idx = np.random.default_rng(seed).integers(0, len(r), size=(n_boot, len(r)))
-    boot = r[idx].mean(axis=1)
-    low = np.minimum(F.min(axis=1), a)
-    span = med - low
-    with np.errstate(divide="ignore", invalid="ignore"):
-        S = np.where(span > 0, (a - low) / span, np.where(a == low, 0.0, np.nan))
+    mean, lo, hi = mean_interval(stand_in_ranks(F, a))
+    S = normalized_scores(np.column_stack([F, a]), med)[:, -1]
     diff = a - F[:, best]
     p_auto = (
         stats.wilcoxon(a, F[:, best], alternative="greater").pvalue if np.any(diff != 0) else np.nan
     )
-    return (float(r.mean()), float(np.quantile(boot, 0.025)), float(np.quantile(boot, 0.975)),
+    return (float(mean[0]), float(lo[0]), float(hi[0]),
             float(np.nanmean(S)), float(np.nanmedian(S)), float(p_auto))  # fmt: skip
 
 
@@ -151,7 +147,7 @@ def _rank_table(labels: list[str], F: np.ndarray, med: np.ndarray, runs: list[Ru
     score_mean = np.nanmean(S, axis=0)
     score_median = np.nanmedian(S, axis=0)
     if auto_values is not None:
-        a_mean, a_lo, a_hi, a_smean, a_smed, a_p = _auto_row(F, auto_values, med, best, p)
+        a_mean, a_lo, a_hi, a_smean, a_smed, a_p = _auto_row(F, auto_values, med, best)
         adjusted = benjamini_hochberg([*p.tolist(), a_p])
         p_bh = np.asarray(adjusted, dtype=float)
         labels = [*labels, auto_label]

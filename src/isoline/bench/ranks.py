@@ -23,6 +23,7 @@ from isoline.bench.stats import benjamini_hochberg
 
 __all__ = [
     "cell_ranks",
+    "mean_interval",
     "mean_rank_interval",
     "normalized_scores",
     "stand_in_ranks",
@@ -69,7 +70,15 @@ def mean_rank_interval(
     Returns:
         ``(mean, lower, upper)``, each ``(contenders,)``.
     """
-    R = cell_ranks(F)
+    return mean_interval(cell_ranks(F), n_boot, level, seed)
+
+
+def mean_interval(
+    R: np.ndarray, n_boot: int = 2000, level: float = 0.95, seed: int = 0
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Column means of ``R (cells, k)`` and their percentile bootstrap intervals, cells
+    resampled with replacement (the same resamples for every column)."""
+    R = np.asarray(R, dtype=float).reshape(len(R), -1)
     rng = np.random.default_rng(seed)
     idx = rng.integers(0, R.shape[0], size=(n_boot, R.shape[0]))
     boot = R[idx].mean(axis=1)
