@@ -15,6 +15,8 @@ excluded) and the final best value, so speed is never read without quality:
   ``sample_relative``), the objective told with ``study.tell``; with ``greenlet``
   installed (the ``optuna`` extra), without which GPSampler optimizes its acquisition
   sequentially and warns;
+* variants of isoline methods with non-default options (``VARIANTS``, e.g. gp-ei with a
+  looser hyperparameter fit), each compared seed by seed with its method's defaults;
 * BoTorch's tutorial loop: ``SingleTaskGP`` (defaults) + ``fit_gpytorch_mll`` +
   ``qLogExpectedImprovement`` + ``optimize_acqf(num_restarts=10, raw_samples=512)``,
   refitted every step, after 2d Sobol points (isoline's default initial design size).
@@ -30,6 +32,7 @@ other load shows in wall time, not in CPU time. Results go to a JSON-lines file,
 Usage::
 
     nice -n 10 python benchmarks/overhead/whole_run.py run --out whole_run.jsonl
+    nice -n 10 python benchmarks/overhead/whole_run.py run --out F --only gp-ei gp-ei:lean optuna-gp --dims 25
     python benchmarks/overhead/whole_run.py summary --out whole_run.jsonl [later.jsonl ...]
 
 ``summary`` given the runs of two commits (e.g. before and after a change of defaults)
@@ -70,7 +73,13 @@ from isoline.threads import limit_threads
 CELLS = [(5, 60), (10, 100), (25, 200)]
 SEEDS = range(5)
 ISOLINE = {"gp-ei": 1, "gp-ucb": 1, "turbo": 1, "la-minucb": 1, "bkop": 4}
-CONTENDERS = [*ISOLINE, "optuna-gp", "botorch-loop"]
+#: isoline methods with non-default options: name -> (method, options); compared seed by
+#: seed with the method's defaults run by the same commit
+VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
+    "gp-ei:lean-fit": ("gp-ei", {"fit_ftol": 1e-6, "refit_growth": 0.05}),
+    "gp-ei:lean": ("gp-ei", {"fit_ftol": 1e-6, "refit_growth": 0.05, "mc_samples": 256}),
+}
+CONTENDERS = [*ISOLINE, *VARIANTS, "optuna-gp", "botorch-loop"]
 
 
 class Clock:
@@ -131,9 +140,11 @@ def value(problem: Any, x: np.ndarray) -> float:
     return float(out[0] if isinstance(out, tuple) else out)
 
 
-def run_isoline(method: str, q: int, d: int, budget: int, seed: int) -> dict[str, Any]:
+def run_isoline(
+    method: str, q: int, d: int, budget: int, seed: int, options: dict[str, Any] | None = None
+) -> dict[str, Any]:
     problem = get_problem("ackley", dim=d, seed=seed)
-    opt = iso.Optimizer(problem.space, method, seed=seed, batch_size=q)
+    opt = iso.Optimizer(problem.space, method, seed=seed, batch_size=q, **(options or {}))
     clock, halves = Clock(), Clock()
     best = np.inf
     n = 0
@@ -210,7 +221,7 @@ def run_botorch(d: int, budget: int, seed: int) -> dict[str, Any]:
     }
 
 
-def run(out: Path, only: list[str] | None) -> None:
+def run(out: Path, only: list[str] | None, dims: list[int] | None, seeds: list[int] | None) -> None:
     done = set()
     if out.exists():
         for line in out.read_text().splitlines():
@@ -218,13 +229,18 @@ def run(out: Path, only: list[str] | None) -> None:
             done.add((r["d"], r["contender"], r["seed"]))
     commit = git_commit()
     for d, budget in CELLS:
-        for seed in SEEDS:
+        if dims and d not in dims:
+            continue
+        for seed in seeds or SEEDS:
             for name in CONTENDERS:
                 if (d, name, seed) in done or (only and name not in only):
                     continue
                 with limit_threads(1):
                     if name in ISOLINE:
                         r = run_isoline(name, ISOLINE[name], d, budget, seed)
+                    elif name in VARIANTS:
+                        method, options = VARIANTS[name]
+                        r = run_isoline(method, ISOLINE[method], d, budget, seed, options)
                     elif name == "optuna-gp":
                         r = run_optuna(d, budget, seed)
                     else:
@@ -261,6 +277,7 @@ def summary(files: list[Path]) -> None:
                 if rs:
                     print(_table_row(d, budget, name, commit, rs, ref))
     _compare(rows, commits)
+    _compare_variants(rows, commits)
 
 
 def _table_row(
@@ -304,22 +321,60 @@ def _compare(rows: list[dict[str, Any]], commits: list[str]) -> None:
                     for r in rows
                     if (r["d"], r["contender"], r["commit"]) == (d, name, later)
                 }
-                seeds = sorted(set(a) & set(b))
-                if not seeds:
+                got = _paired(a, b)
+                if not got:
                     continue
-                ya = np.array([a[s]["best"] for s in seeds])
-                yb = np.array([b[s]["best"] for s in seeds])
-                ratio = sum(b[s]["cpu"] for s in seeds) / sum(a[s]["cpu"] for s in seeds)
-                diff = yb - ya
-                p = (
-                    float(wilcoxon(diff, alternative="greater").pvalue)
-                    if np.any(diff != 0)
-                    else 1.0
-                )
+                k, ratio, ya, yb, p = got
                 print(
-                    f"| {d} | {name} | {first} -> {later} | {len(seeds)} | {ratio:.2f} | "
-                    f"{ya.mean():.3f} | {yb.mean():.3f} | {p:.3f} |"
+                    f"| {d} | {name} | {first} -> {later} | {k} | {ratio:.2f} | "
+                    f"{ya:.3f} | {yb:.3f} | {p:.3f} |"
                 )
+
+
+def _paired(
+    a: dict[int, dict[str, Any]], b: dict[int, dict[str, Any]]
+) -> tuple[int, float, float, float, float] | None:
+    """Seeds in both, CPU ratio b / a, mean finals of a and b, and the one-sided Wilcoxon
+    signed-rank p of "b's final value is worse" (1 when every pair is equal)."""
+    seeds = sorted(set(a) & set(b))
+    if not seeds:
+        return None
+    ya = np.array([a[s]["best"] for s in seeds])
+    yb = np.array([b[s]["best"] for s in seeds])
+    ratio = sum(b[s]["cpu"] for s in seeds) / sum(a[s]["cpu"] for s in seeds)
+    diff = yb - ya
+    p = float(wilcoxon(diff, alternative="greater").pvalue) if np.any(diff != 0) else 1.0
+    return len(seeds), ratio, float(ya.mean()), float(yb.mean()), p
+
+
+def _compare_variants(rows: list[dict[str, Any]], commits: list[str]) -> None:
+    """Each variant against its method's defaults of the same commit, paired by seed."""
+    lines = []
+    for commit in commits:
+        for d, _ in CELLS:
+            for name, (method, _) in VARIANTS.items():
+                runs = {
+                    key: {
+                        r["seed"]: r
+                        for r in rows
+                        if (r["d"], r["contender"], r["commit"]) == (d, key, commit)
+                    }
+                    for key in (method, name)
+                }
+                got = _paired(runs[method], runs[name])
+                if got:
+                    k, ratio, ya, yb, p = got
+                    lines.append(
+                        f"| {d} | {name} | {commit} | {k} | {ratio:.2f} | {ya:.3f} | {yb:.3f} "
+                        f"| {p:.3f} |"
+                    )
+    if lines:
+        print(
+            "\n| d | variant | commit | paired seeds | CPU variant / defaults | final best "
+            "defaults | final best variant | p (variant worse) |"
+        )
+        print("|---|---|---|---|---|---|---|---|")
+        print("\n".join(lines))
 
 
 def main() -> None:
@@ -328,10 +383,15 @@ def main() -> None:
     r = sub.add_parser("run")
     r.add_argument("--out", type=Path, required=True)
     r.add_argument("--only", choices=CONTENDERS, nargs="+")
+    r.add_argument("--dims", type=int, nargs="+", help="cells of these dimensions only")
+    r.add_argument("--seeds", type=int, nargs="+", help=f"seeds (default {list(SEEDS)})")
     s = sub.add_parser("summary")
     s.add_argument("--out", type=Path, required=True, nargs="+")
     args = p.parse_args()
-    run(args.out, args.only) if args.cmd == "run" else summary(args.out)
+    if args.cmd == "run":
+        run(args.out, args.only, args.dims, args.seeds)
+    else:
+        summary(args.out)
 
 
 if __name__ == "__main__":
