@@ -1,4 +1,4 @@
-"""The conformance suite (:mod:`isoline.testing`) on the peers of :mod:`isoline.peers`,
+"""The conformance suite (:mod:`isoline.testing`) on the peers of :mod:`isoline.methods.peers`,
 and their errors: unknown name, rejected option, package not installed."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import pytest
 
 import isoline as iso
 from isoline.bench.config import parse_config
+from isoline.methods.peers import PEERS, PeerMethod, PeerNotInstalled, peer_names
 from isoline.methods.registry import get_method
-from isoline.peers import PEERS, PeerMethod, PeerNotInstalled, peer_names
 from isoline.store import Store
 from isoline.testing import MethodConformance, bowl
 

@@ -209,7 +209,7 @@ def _method(m: Any) -> MethodSpec:
             )
     else:
         cls = get_method(m["name"])
-        check = getattr(cls, "check_options", None)  # a peer (isoline.peers) builds itself
+        check = getattr(cls, "check_options", None)  # a peer (isoline.methods.peers) builds itself
         if check is not None:
             check(dict(m.get("options") or {}))
     bs = m.get("batch_size")

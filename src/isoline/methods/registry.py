@@ -75,14 +75,14 @@ def get_method(name: str) -> type[Method]:
     """The class registered under ``name``; ValueError listing the names otherwise."""
     _load()
     if isinstance(name, str) and name not in _REGISTRY:
-        from isoline.peers import PEERS, get_peer
+        from isoline.methods.peers import PEERS, get_peer
 
         if name in PEERS:
             return get_peer(name)
     if not isinstance(name, str) or name not in _REGISTRY:
         raise ValueError(
             f"unknown method {name!r}; choose one of {sorted(_REGISTRY)} "
-            "(or a peer of isoline.peers for comparisons)"
+            "(or a peer of isoline.methods.peers for comparisons)"
         )
     return _REGISTRY[name]
 
