@@ -84,6 +84,19 @@ def test_refit_growth_refits_as_the_data_grow(monkeypatch: pytest.MonkeyPatch) -
     assert all(c["ftol"] == 1e-6 for c in calls)
 
 
+def test_no_refit_when_only_pending_points_changed(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = _record_fits(monkeypatch)
+    m = make_method("gp-ei", 2, seed=0, n_init=6)  # refit_growth=0: a fit per observation
+    X = m.ask(6)
+    m.tell(X, quadratic(X))
+    first, second = m.ask(1), m.ask(1)  # the second with the first pending, no new data
+    assert [c["fit"] for c in calls] == [True, False]
+    assert calls[1]["n"] == 6 and calls[1]["init"] is not None
+    m.tell(np.vstack([first, second]), quadratic(np.vstack([first, second])))
+    m.ask(1)
+    assert [c["fit"] for c in calls] == [True, False, True] and calls[2]["n"] == 8
+
+
 def test_ucb_beta_schedule() -> None:
     assert srinivas_beta(1, 2, 0.1) == pytest.approx(2 * math.log(2 * math.pi**2 / 0.6))
     m = make_method("gp-ucb", 3, n_init=2)

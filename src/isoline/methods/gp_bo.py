@@ -107,10 +107,14 @@ class _GPMethod(Method):
     def _fit(self) -> tuple[GP, np.ndarray]:
         """GP of ``y`` on all data (failures imputed); returns it and ``y``.
 
-        Hyperparameters are fitted when :attr:`refit_growth` says so, else kept; kept ones
-        that make the new data's covariance numerically singular are fitted again."""
+        Hyperparameters are fitted when :attr:`refit_growth` says so and never when no
+        observation arrived since the last fit (only the pending points changed, e.g. a
+        second ``ask`` before a ``tell``); kept ones that make the new data's covariance
+        numerically singular are fitted again."""
         X, y = self.data()
-        due = self._gp_state is None or len(y) >= self._fitted_at * (1.0 + self.refit_growth)
+        due = self._gp_state is None or (
+            len(y) > self._fitted_at and len(y) >= self._fitted_at * (1.0 + self.refit_growth)
+        )
         if not due:
             try:
                 gp = self._fit_gp(X, y, fit=False, init=self._gp_state)
