@@ -38,7 +38,9 @@ CASES = [
     (box(5), 100, 1, False, "low-dim-local"),
     (box(2), None, 1, False, "low-dim-local"),
     (box(5), None, 1, True, "low-dim-local"),
-    (box(8), 100, 1, False, "low-dim"),
+    (box(10), 150, 1, False, "low-dim-local"),
+    (box(8), 100, 1, True, "low-dim"),
+    (box(12), 100, 1, False, "low-dim"),
 ]
 
 
