@@ -107,3 +107,24 @@ def test_minimize_gives_a_planning_peer_its_budget(tmp_path: Path) -> None:
     with Store(db) as store:
         rec = store.get_study("s")
         assert rec is not None and rec.options["budget"] == 6
+
+
+def test_a_peer_out_of_configurations_is_served_random_ones(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # SMAC3 ends its trial generator (StopIteration) once a small finite space is used up
+    m = get_method("optuna-tpe")(2, seed=0)
+
+    def exhausted() -> None:
+        raise StopIteration
+
+    monkeypatch.setattr(m, "_ask_one", exhausted)
+    X = m.ask(2)
+    assert X.shape == (2, 2) and np.all((X >= 0) & (X <= 1))
+
+    def broken() -> None:
+        raise RuntimeError("a peer's own error")
+
+    monkeypatch.setattr(m, "_ask_one", broken)
+    with pytest.raises(RuntimeError, match="own error"):
+        m.ask(1)

@@ -228,7 +228,8 @@ class PeerMethod(ReplayPickled):
 
 
 #: exceptions by which a peer says a finite space has no configuration left to propose
-_EXHAUSTED = ("ConfigurationSpaceExhaustedException", "SearchSpaceExhausted")
+#: (SMAC3's ``ask`` also ends its trial generator with a bare ``StopIteration``)
+_EXHAUSTED = ("ConfigurationSpaceExhaustedException", "SearchSpaceExhausted", "StopIteration")
 
 
 def _exhausted(e: BaseException | None) -> bool:
