@@ -311,17 +311,7 @@ def _compare(rows: list[dict[str, Any]], commits: list[str]) -> None:
     for d, _ in CELLS:
         for name in CONTENDERS:
             for later in commits[1:]:
-                a = {
-                    r["seed"]: r
-                    for r in rows
-                    if (r["d"], r["contender"], r["commit"]) == (d, name, first)
-                }
-                b = {
-                    r["seed"]: r
-                    for r in rows
-                    if (r["d"], r["contender"], r["commit"]) == (d, name, later)
-                }
-                got = _paired(a, b)
+                got = _paired(_by_seed(rows, d, name, first), _by_seed(rows, d, name, later))
                 if not got:
                     continue
                 k, ratio, ya, yb, p = got
@@ -329,6 +319,17 @@ def _compare(rows: list[dict[str, Any]], commits: list[str]) -> None:
                     f"| {d} | {name} | {first} -> {later} | {k} | {ratio:.2f} | "
                     f"{ya:.3f} | {yb:.3f} | {p:.3f} |"
                 )
+
+
+def _by_seed(
+    rows: list[dict[str, Any]], d: int, contender: str, commit: str
+) -> dict[int, dict[str, Any]]:
+    """The runs of one contender in one cell at one commit, by seed."""
+    return {
+        r["seed"]: r
+        for r in rows
+        if (r["d"], r["contender"], r["commit"]) == (d, contender, commit)
+    }
 
 
 def _paired(
@@ -353,15 +354,7 @@ def _compare_variants(rows: list[dict[str, Any]], commits: list[str]) -> None:
     for commit in commits:
         for d, _ in CELLS:
             for name, (method, _) in VARIANTS.items():
-                runs = {
-                    key: {
-                        r["seed"]: r
-                        for r in rows
-                        if (r["d"], r["contender"], r["commit"]) == (d, key, commit)
-                    }
-                    for key in (method, name)
-                }
-                got = _paired(runs[method], runs[name])
+                got = _paired(_by_seed(rows, d, method, commit), _by_seed(rows, d, name, commit))
                 if got:
                     k, ratio, ya, yb, p = got
                     lines.append(
