@@ -44,7 +44,7 @@ from isoline.bench.ranks import (
     wilcoxon_against_best,
 )
 from isoline.bench.report import RunData, collect, git_commit
-from isoline.bench.runner import make_problem, run_bench
+from isoline.bench.runner import make_problem, report_crashes, run_bench
 from isoline.bench.stats import benjamini_hochberg, to_markdown
 
 #: the contender whose suggestion time the others are compared with
@@ -69,6 +69,8 @@ def run(args: argparse.Namespace) -> None:
     out = run_bench(cfg, args.storage, workers=args.workers, progress=not args.quiet)
     done = sum(not s.skipped for s in out)
     print(f"{cfg.name}: {len(out)} runs, {done} run now, {len(out) - done} already finished")
+    if report_crashes(out):
+        raise SystemExit(1)
 
 
 def _final(r: RunData) -> float:

@@ -139,17 +139,17 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_bench(args: argparse.Namespace) -> int:
     from isoline.bench.config import load_config
     from isoline.bench.report import write_report
-    from isoline.bench.runner import run_bench
+    from isoline.bench.runner import report_crashes, run_bench
 
     cfg = load_config(args.config)
     runs = cfg.runs()
     print(f"{cfg.name}: {len(cfg.methods)} methods x {len(cfg.problems)} problems x "
           f"{len(cfg.seeds)} seeds = {len(runs)} runs into {args.storage}")  # fmt: skip
-    run_bench(cfg, args.storage, workers=args.workers, dask_address=args.dask,
-              progress=not args.quiet)  # fmt: skip
+    out = run_bench(cfg, args.storage, workers=args.workers, dask_address=args.dask,
+                    progress=not args.quiet)  # fmt: skip
     path = write_report(cfg, args.storage, args.out, command=" ".join(["isoline", *sys.argv[1:]]))
     print(f"report written to {path} (plots beside it)")
-    return 0
+    return report_crashes(out)
 
 
 def cmd_report(args: argparse.Namespace) -> int:

@@ -83,6 +83,30 @@ def test_bench_in_worker_processes(tmp_path) -> None:
     assert all(s.n_evals == 6 and np.isfinite(s.best) for s in out)
 
 
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_crashed_run_is_recorded_and_the_others_go_on(tmp_path, workers) -> None:
+    """A run that raises (here: its study is stored with other options) does not stop the
+    suite; its summary names the error and the CLI's exit status is 1."""
+    from isoline.bench.runner import report_crashes
+
+    cfg = parse_config(dict(CFG, problems=[{"name": "rosenbrock", "dim": 2}], seeds=1))
+    db = str(tmp_path / "b.db")
+    run_bench(cfg, db, workers=workers, progress=False)
+    other = dict(CFG["methods"][1], options={"sigma0": 0.2})
+    longer = parse_config(
+        dict(CFG, budget=8, problems=[{"name": "rosenbrock", "dim": 2}], seeds=1,
+             methods=["random", other])
+    )  # fmt: skip
+    out = {s.study: s for s in run_bench(longer, db, workers=workers, progress=False)}
+    crashed = out["t/rosenbrock-d2/CMA/seed0"]
+    assert crashed.error is not None and "StoreError" in crashed.error
+    assert "sigma0" in crashed.error
+    resumed = out["t/rosenbrock-d2/random/seed0"]
+    assert resumed.error is None and resumed.n_evals == 8
+    assert report_crashes(list(out.values())) == 1
+    assert report_crashes([resumed]) == 0
+
+
 def test_bad_workers(tmp_path) -> None:
     cfg = parse_config(CFG)
     with pytest.raises(ValueError, match="workers"):

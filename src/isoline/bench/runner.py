@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import os
+import sys
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -19,7 +20,9 @@ from isoline.bench.config import BenchConfig, RunSpec
 from isoline.parallel import ProcessPool, shutdown_executor
 from isoline.store import Store
 
-__all__ = ["RunSummary", "ProblemObjective", "resolve_options", "run_one", "run_bench"]
+__all__ = [
+    "RunSummary", "ProblemObjective", "resolve_options", "run_one", "run_bench", "report_crashes",
+]  # fmt: skip
 
 
 class ProblemObjective:
@@ -45,11 +48,18 @@ class ProblemObjective:
 
 @dataclass(frozen=True)
 class RunSummary:
+    """What one run of a benchmark did; ``error`` names the exception a crashed run raised."""
+
     study: str
     n_evals: int
     best: float
     seconds: float
     skipped: bool
+    error: str | None = None
+
+    @classmethod
+    def crashed(cls, study: str, err: BaseException, seconds: float = 0.0) -> RunSummary:
+        return cls(study, 0, float("nan"), seconds, False, f"{type(err).__name__}: {err}")
 
 
 def make_problem(spec: RunSpec) -> Any:
@@ -130,6 +140,11 @@ def run_bench(
 ) -> list[RunSummary]:
     """Run every run of ``cfg`` into ``storage`` and return their summaries.
 
+    A run that raises (a method's or a peer's crash, a study stored with other settings)
+    does not stop the others: its summary carries the error, the evaluations it stored
+    stay in the store, and the report lists it as unfinished. Ctrl-C and SIGTERM stop
+    every run.
+
     Args:
         workers: worker processes (ignored with ``dask_address``); 1 runs in this process.
         dask_address: a Dask scheduler address (``tcp://host:8786``); runs are submitted
@@ -157,15 +172,22 @@ def run_bench(
             executor = ProcessPool(workers, initializer=_init_worker, start_method="spawn")
         if executor is None:
             for spec in runs:
-                out.append(run_one(spec, storage))
+                t0 = time.time()
+                try:
+                    out.append(run_one(spec, storage))
+                except Exception as err:
+                    out.append(RunSummary.crashed(spec.study, err, time.time() - t0))
                 _advance(bar, out[-1])
         else:
-            futs = [executor.submit(run_one, spec, storage) for spec in runs]
+            futs = {executor.submit(run_one, spec, storage): spec.study for spec in runs}
             try:
                 for fut in cf.as_completed(futs):
-                    out.append(fut.result())
+                    try:
+                        out.append(fut.result())
+                    except Exception as err:
+                        out.append(RunSummary.crashed(futs[fut], err))
                     _advance(bar, out[-1])
-            except BaseException:  # Ctrl-C, SIGTERM (see cli), a failed run: stop the workers
+            except BaseException:  # Ctrl-C, SIGTERM (see cli): stop the workers
                 for fut in futs:
                     fut.cancel()
                 if client is None:
@@ -179,6 +201,17 @@ def run_bench(
         if client is not None:
             client.close()
     return sorted(out, key=lambda s: s.study)
+
+
+def report_crashes(out: list[RunSummary]) -> int:
+    """Print the runs that raised to stderr; 1 if any did (the command failed), else 0."""
+    crashed = [s for s in out if s.error is not None]
+    for s in crashed:
+        print(f"crashed: {s.study}: {s.error}", file=sys.stderr)
+    if crashed:
+        print(f"{len(crashed)} of {len(out)} runs crashed (their stored evaluations are kept; "
+              "run the command again to resume them)", file=sys.stderr)  # fmt: skip
+    return 1 if crashed else 0
 
 
 def _bar(enabled: bool, total: int, name: str) -> Any:
@@ -197,5 +230,10 @@ def _bar(enabled: bool, total: int, name: str) -> Any:
 
 def _advance(bar: Any, s: RunSummary) -> None:
     if bar is not None:
-        note = "skipped (done)" if s.skipped else f"best {s.best:.4g} in {s.seconds:.1f}s"
+        if s.error is not None:
+            note = f"[red]crashed[/red] ({s.error[:80]})"
+        elif s.skipped:
+            note = "skipped (done)"
+        else:
+            note = f"best {s.best:.4g} in {s.seconds:.1f}s"
         bar.update(bar.task_ids[0], advance=1, last=f"{s.study}: {note}")
