@@ -78,6 +78,8 @@ ISOLINE = {"gp-ei": 1, "gp-ucb": 1, "turbo": 1, "la-minucb": 1, "bkop": 4}
 VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     "gp-ei:lean-fit": ("gp-ei", {"fit_ftol": 1e-6, "refit_growth": 0.05}),
     "gp-ei:lean": ("gp-ei", {"fit_ftol": 1e-6, "refit_growth": 0.05, "mc_samples": 256}),
+    "gp-ei:ftol": ("gp-ei", {"fit_ftol": 1e-6}),
+    "gp-ei:mc128": ("gp-ei", {"mc_samples": 128}),
 }
 CONTENDERS = [*ISOLINE, *VARIANTS, "optuna-gp", "botorch-loop"]
 
