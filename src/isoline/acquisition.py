@@ -12,11 +12,7 @@ Boltzmann-sampled Sobol raw points, Balandat et al. 2020, BoTorch §4/Appendix) 
 * never returns a batch that repeats a point: a row that coincides with an earlier one
   (several restarts can converge to one box corner, and a smoothed qEI gives a repeat a
   little value) is replaced by the raw Sobol point that maximizes the batch's value,
-* optionally searches in coordinates stretched by the model's lengthscales
-  (``scale``), where an ARD kernel is isotropic: L-BFGS-B, whose first steps assume a
-  round problem, then needs fewer iterations (the preconditioning of Optuna's GPSampler
-  acquisition search); the raw Sobol points, and so the starts, are the same,
-* optionally chooses the starts with a cheaper acquisition (``screen``, e.g. analytic
+* optionally chooses the starts with a cheaper acquisition (``screen``, e.g. the analytic
   LogEI for a Monte-Carlo qLogEI) and optimizes ``acqf`` from them,
 * does not depend on the objective's units: L-BFGS-B's stopping tolerances are absolute,
   so an acquisition in the units of an objective of scale 1e-9 (UCB, a posterior mean)
@@ -99,7 +95,6 @@ def maximize(
     options: Mapping[str, object] | None = None,
     discrete: Sequence[int] | None = None,
     avoid: np.ndarray | None = None,
-    scale: np.ndarray | None = None,
     screen: AcquisitionFunction | None = None,
 ) -> tuple[np.ndarray, float]:
     """Maximize ``acqf`` over ``q`` points in a box of ``[0, 1]^d``.
@@ -127,9 +122,6 @@ def maximize(
             deduplicates its generated arms: on a deterministic objective a repeat buys
             nothing, and an acquisition whose model has flattened (heavy-tailed values
             under standardization) can otherwise return the incumbent over and over.
-        scale: ``(d,)`` positive column scales, usually the GP's ARD lengthscales:
-            L-BFGS-B moves ``z = x / scale`` (fixed and ``discrete`` columns are not
-            stretched). Changes the search path only, not what is maximized.
         screen: an acquisition of the same ``q`` that scores the raw samples in place of
             ``acqf`` to choose the starts (ignored with ``initial_conditions``); worth it
             when ``acqf`` is costly per point (Monte-Carlo) and ``screen`` cheap (analytic).
@@ -152,40 +144,30 @@ def maximize(
             )
         ics = torch.max(torch.min(ics, B[1]), B[0])
     opts: dict[str, Any] = dict(options or {})
+    scaled = _in_range(acqf, B, q, ff)
     held = sorted(set(discrete or ()) - set(ff or {}))
-    s = _check_scale(scale, d, [*held, *(ff or {})])
-    # the search runs in z = x / s: the box, the fixed values and the starts in z units
-    search = _in_range(acqf, B, q, ff)
-    Bz, ffz = B / s, {j: v / float(s[j]) for j, v in (ff or {}).items()} or None
-    if scale is not None:
-        search = _Stretched(search, s)
-    if ics is not None:
-        ics = ics / s
-    elif screen is not None:
+    if ics is None and screen is not None:
         with _quiet_search():
             ics = gen_batch_initial_conditions(
-                _Stretched(screen, s), Bz, q, num_restarts, raw_samples, fixed_features=ffz
+                screen, B, q, num_restarts, raw_samples, fixed_features=ff
             )
     try:
         with _quiet_search():
             if held:
-                Z = _search_held(search, Bz, q, held, num_restarts, raw_samples, ffz, ics, opts)
+                X = _search_held(scaled, B, q, held, num_restarts, raw_samples, ff, ics, opts)
             else:
-                Z, _ = optimize_acqf(
-                    search,
-                    bounds=Bz,
+                X, _ = optimize_acqf(
+                    scaled,
+                    bounds=B,
                     q=q,
                     num_restarts=num_restarts if ics is None else ics.shape[0],
                     raw_samples=None if ics is not None else raw_samples,
                     options=opts,
-                    fixed_features=ffz,
+                    fixed_features=ff,
                     sequential=sequential and q > 1,
                     batch_initial_conditions=ics,
                 )
-        X = torch.max(torch.min(Z.detach().reshape(q, d) * s, B[1]), B[0])
-        if ff:
-            X[:, list(ff)] = torch.tensor(list(ff.values()), dtype=DTYPE)
-        X = _distinct(acqf, X, B, raw_samples, ff, _avoided(avoid, d))
+        X = _distinct(acqf, X.detach().reshape(q, d), B, raw_samples, ff, _avoided(avoid, d))
         value = _value(acqf, X)
         if torch.isfinite(X).all() and math.isfinite(value):
             return X.numpy().copy(), value
@@ -232,62 +214,28 @@ def _search_held(
     return cands[int(torch.argmax(vals))]
 
 
-class _Wrapped(AcquisitionFunction):
-    """An acquisition computed from ``acqf``, whose pending points are ``acqf``'s, seen in
-    the wrapper's coordinates (:meth:`to_inner` maps the wrapper's points to ``acqf``'s)."""
-
-    def __init__(self, acqf: AcquisitionFunction) -> None:
-        super().__init__(model=acqf.model)
-        self.acqf = acqf
-
-    def to_inner(self, X: torch.Tensor) -> torch.Tensor:
-        return X
-
-    def to_outer(self, X: torch.Tensor) -> torch.Tensor:
-        return X
-
-    def set_X_pending(self, X_pending: torch.Tensor | None = None) -> None:
-        self.acqf.set_X_pending(None if X_pending is None else self.to_inner(X_pending))
-
-    @property  # type: ignore[override]
-    def X_pending(self) -> torch.Tensor | None:
-        inner = getattr(self.acqf, "X_pending", None)
-        return None if inner is None else self.to_outer(inner)
-
-    @X_pending.setter
-    def X_pending(self, value: torch.Tensor | None) -> None:
-        if "acqf" in self._modules:
-            self.acqf.X_pending = cast(
-                torch.Tensor, None if value is None else self.to_inner(value)
-            )
-
-
-class _Rescaled(_Wrapped):
-    """``acqf / scale``."""
+class _Rescaled(AcquisitionFunction):
+    """``acqf / scale`` (pending points are forwarded to ``acqf``)."""
 
     def __init__(self, acqf: AcquisitionFunction, scale: float) -> None:
-        super().__init__(acqf)
+        super().__init__(model=acqf.model)
+        self.acqf = acqf
         self.scale = scale
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:
         return self.acqf(X) / self.scale
 
+    def set_X_pending(self, X_pending: torch.Tensor | None = None) -> None:
+        self.acqf.set_X_pending(X_pending)
 
-class _Stretched(_Wrapped):
-    """``acqf`` of ``z * scale``: ``acqf`` in coordinates stretched column by column."""
+    @property  # type: ignore[override]
+    def X_pending(self) -> torch.Tensor | None:
+        return getattr(self.acqf, "X_pending", None)
 
-    def __init__(self, acqf: AcquisitionFunction, scale: torch.Tensor) -> None:
-        super().__init__(acqf)
-        self.scale = scale
-
-    def to_inner(self, X: torch.Tensor) -> torch.Tensor:
-        return X * self.scale
-
-    def to_outer(self, X: torch.Tensor) -> torch.Tensor:
-        return X / self.scale
-
-    def forward(self, Z: torch.Tensor) -> torch.Tensor:
-        return self.acqf(self.to_inner(Z))
+    @X_pending.setter
+    def X_pending(self, value: torch.Tensor | None) -> None:
+        if "acqf" in self._modules:
+            self.acqf.X_pending = cast(torch.Tensor, value)
 
 
 def _in_range(
@@ -479,17 +427,6 @@ def _check_bounds(bounds: np.ndarray | None, d: int) -> torch.Tensor:
     if np.any(B[0] >= B[1]) or np.any(B[0] < -1e-12) or np.any(B[1] > 1 + 1e-12):
         raise ValueError("bounds must satisfy 0 <= lower < upper <= 1 in every column")
     return torch.as_tensor(np.clip(B, 0.0, 1.0), dtype=DTYPE)
-
-
-def _check_scale(scale: np.ndarray | None, d: int, unstretched: list[int]) -> torch.Tensor:
-    """``(d,)`` column scales of the search (ones if ``scale`` is None), 1 on ``unstretched``."""
-    if scale is None:
-        return torch.ones(d, dtype=DTYPE)
-    S = np.array(scale, dtype=float).reshape(-1)
-    if S.shape != (d,) or not np.all(np.isfinite(S)) or np.any(S <= 0):
-        raise ValueError(f"scale must be a finite positive ({d},) array, got {np.asarray(scale)!r}")
-    S[unstretched] = 1.0
-    return torch.as_tensor(S, dtype=DTYPE)
 
 
 def _check_fixed(ff: Mapping[int, float] | None, B: torch.Tensor) -> dict[int, float] | None:

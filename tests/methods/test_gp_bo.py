@@ -174,79 +174,6 @@ def test_maximize_respects_bounds_and_fixed_features() -> None:
     assert x[0, 1] == 0.25 and abs(x[0, 0] - 0.3) < 0.05
 
 
-class _Counted(AcquisitionFunction):
-    """``acqf`` counting its evaluations."""
-
-    def __init__(self, acqf: AcquisitionFunction) -> None:
-        super().__init__(model=None)  # type: ignore[arg-type]
-        self.acqf, self.calls = acqf, 0
-
-    def forward(self, X: torch.Tensor) -> torch.Tensor:
-        self.calls += 1
-        return self.acqf(X)
-
-
-class _Bowl(AcquisitionFunction):
-    """``-sum(((x - centre) / width)^2)``: an ill-conditioned bowl for unequal widths."""
-
-    def __init__(self, centre: list[float], width: list[float]) -> None:
-        super().__init__(model=None)  # type: ignore[arg-type]
-        self.centre = torch.tensor(centre, dtype=torch.float64)
-        self.width = torch.tensor(width, dtype=torch.float64)
-
-    def forward(self, X: torch.Tensor) -> torch.Tensor:
-        return -(((X - self.centre) / self.width) ** 2).sum(dim=(-1, -2))
-
-
-def test_maximize_in_stretched_coordinates_needs_fewer_evaluations() -> None:
-    """With the bowl's widths as ``scale`` L-BFGS-B sees a round bowl: same maximum, fewer
-    evaluations; bounds and fixed columns are kept exactly."""
-    centre, width = [0.3, 0.7, 0.45], [0.02, 1.0, 0.2]
-    found = {}
-    for scale in (None, np.array(width)):
-        acqf = _Counted(_Bowl(centre, width))
-        torch.manual_seed(0)
-        x, _ = maximize(acqf, 3, num_restarts=4, raw_samples=64, scale=scale)
-        found[scale is None] = (x, acqf.calls)
-    (x_plain, n_plain), (x_stretched, n_stretched) = found[True], found[False]
-    np.testing.assert_allclose(x_stretched[0], centre, atol=1e-4)
-    np.testing.assert_allclose(x_plain[0], centre, atol=1e-3)
-    assert n_stretched < n_plain
-    B = np.array([[0.5, 0.0, 0.0], [0.9, 0.4, 1.0]])
-    x, _ = maximize(_Bowl(centre, width), 3, bounds=B, fixed_features={2: 0.25},
-                    num_restarts=3, raw_samples=32, scale=np.array(width))  # fmt: skip
-    assert np.all(x >= B[0]) and np.all(x <= B[1]) and x[0, 2] == 0.25
-    np.testing.assert_allclose(x[0, :2], [0.5, 0.4], atol=1e-6)
-
-
-def test_maximize_in_stretched_coordinates_passes_pending_points_in_the_models_units() -> None:
-    """Greedy batches set the earlier points as pending through the stretching wrapper:
-    the acquisition receives them in its own (unit-cube) coordinates."""
-    from botorch.acquisition import qLogExpectedImprovement
-
-    from isoline.acquisition import negated
-
-    seen: list[torch.Tensor] = []
-
-    class Recording(qLogExpectedImprovement):
-        def set_X_pending(self, X_pending: torch.Tensor | None = None) -> None:
-            if X_pending is not None:
-                seen.append(X_pending.detach().clone())
-            super().set_X_pending(X_pending)
-
-    rng = np.random.default_rng(1)
-    X = rng.random((12, 2))
-    gp = fit_gp(X, quadratic(X))
-    acqf = Recording(gp.model, best_f=-float(quadratic(X).min()), posterior_transform=negated())
-    scale = np.array([0.1, 4.0])
-    torch.manual_seed(0)
-    x, _ = maximize(acqf, 2, q=3, sequential=True, num_restarts=4, raw_samples=64, scale=scale)
-    pending = [p for p in seen if len(p)]
-    assert len(pending) >= 2
-    np.testing.assert_allclose(pending[-1].numpy(), x[:2], atol=1e-9)
-    assert np.min(np.linalg.norm(x[:, None] - x[None], axis=-1) + np.eye(3)) > 1e-3
-
-
 class _TwoPeaks(AcquisitionFunction):
     """A narrow peak at 0.2 and a higher one at 0.8 (d = 1)."""
 
@@ -350,8 +277,6 @@ def test_gp_ei_does_not_repeat_its_incumbent_on_heavy_tailed_values() -> None:
         (dict(bounds=np.array([[0.5, 0.0], [0.5, 1.0]])), "bounds"),
         (dict(fixed_features={2: 0.1}), "fixed_features"),
         (dict(initial_conditions=np.zeros((2, 2))), "initial_conditions"),
-        (dict(scale=np.array([1.0, 0.0])), "scale"),
-        (dict(scale=np.ones(3)), "scale"),
     ],
 )
 def test_maximize_bad_input(kwargs: dict, match: str) -> None:

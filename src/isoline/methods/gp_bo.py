@@ -145,11 +145,9 @@ class _GPMethod(Method):
         self,
         acqf: AcquisitionFunction,
         q: int,
-        gp: GP,
         sequential: bool = False,
         screen: AcquisitionFunction | None = None,
     ) -> np.ndarray:
-        """Maximize ``acqf`` in coordinates stretched by ``gp``'s lengthscales."""
         X, _ = maximize(
             acqf,
             self.dim,
@@ -160,7 +158,6 @@ class _GPMethod(Method):
             options=None if self.acq_maxiter is None else {"maxiter": self.acq_maxiter},
             discrete=None if self.space is None else self.space.discrete_columns,
             avoid=self.X,
-            scale=gp.lengthscales,
             screen=screen,
         )
         return X
@@ -183,8 +180,7 @@ class GPEI(_GPMethod):
     analytic ``LogExpectedImprovement`` on flat regions (evidence: ``benchmarks/results/defaults.md``).
     At ``q = 1`` with nothing pending, the raw samples that choose the L-BFGS-B starts are
     scored with the analytic LogEI (the same improvement, exact and far cheaper per point
-    than the Monte-Carlo estimate); every search runs in coordinates stretched by the GP's
-    lengthscales (:func:`~isoline.acquisition.maximize`'s ``scale``).
+    than the Monte-Carlo estimate; :func:`~isoline.acquisition.maximize`'s ``screen``).
     Points still being evaluated (:meth:`~isoline.methods.base.Method.pending`: asked and
     not told, or evaluated by other workers) enter as ``X_pending``: the improvement is
     that of the batch joint with them, so asynchronous workers do not propose alike.
@@ -207,7 +203,7 @@ class GPEI(_GPMethod):
             screen = None
             if q == 1 and not len(pending):  # the same improvement, exact and cheap per point
                 screen = RelativeFloorLogEI(gp.model, best_f=float(y.min()), maximize=False)
-            return self._maximize(acqf, q, gp, screen=screen)
+            return self._maximize(acqf, q, screen=screen)
 
 
 @register
@@ -238,7 +234,7 @@ class GPUCB(UCBWeight, _GPMethod):
                 acqf = qUpperConfidenceBound(
                     gp.model, beta=beta, posterior_transform=negated(), sampler=self._sampler()
                 )
-            return self._maximize(acqf, q, gp)
+            return self._maximize(acqf, q)
 
 
 @register
