@@ -12,8 +12,6 @@ Boltzmann-sampled Sobol raw points, Balandat et al. 2020, BoTorch §4/Appendix) 
 * never returns a batch that repeats a point: a row that coincides with an earlier one
   (several restarts can converge to one box corner, and a smoothed qEI gives a repeat a
   little value) is replaced by the raw Sobol point that maximizes the batch's value,
-* optionally chooses the starts with a cheaper acquisition (``screen``, e.g. the analytic
-  LogEI for a Monte-Carlo qLogEI) and optimizes ``acqf`` from them,
 * does not depend on the objective's units: L-BFGS-B's stopping tolerances are absolute,
   so an acquisition in the units of an objective of scale 1e-9 (UCB, a posterior mean)
   would stop at its starting points. When the model's ``y`` has a standard deviation
@@ -95,7 +93,6 @@ def maximize(
     options: Mapping[str, object] | None = None,
     discrete: Sequence[int] | None = None,
     avoid: np.ndarray | None = None,
-    screen: AcquisitionFunction | None = None,
 ) -> tuple[np.ndarray, float]:
     """Maximize ``acqf`` over ``q`` points in a box of ``[0, 1]^d``.
 
@@ -122,9 +119,6 @@ def maximize(
             deduplicates its generated arms: on a deterministic objective a repeat buys
             nothing, and an acquisition whose model has flattened (heavy-tailed values
             under standardization) can otherwise return the incumbent over and over.
-        screen: an acquisition of the same ``q`` that scores the raw samples in place of
-            ``acqf`` to choose the starts (ignored with ``initial_conditions``); worth it
-            when ``acqf`` is costly per point (Monte-Carlo) and ``screen`` cheap (analytic).
 
     Returns:
         ``X (q, d)`` numpy array and the acquisition value of the batch ``acqf(X)``.
@@ -146,11 +140,6 @@ def maximize(
     opts: dict[str, Any] = dict(options or {})
     scaled = _in_range(acqf, B, q, ff)
     held = sorted(set(discrete or ()) - set(ff or {}))
-    if ics is None and screen is not None:
-        with _quiet_search():
-            ics = gen_batch_initial_conditions(
-                screen, B, q, num_restarts, raw_samples, fixed_features=ff
-            )
     try:
         with _quiet_search():
             if held:

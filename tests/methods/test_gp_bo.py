@@ -174,36 +174,6 @@ def test_maximize_respects_bounds_and_fixed_features() -> None:
     assert x[0, 1] == 0.25 and abs(x[0, 0] - 0.3) < 0.05
 
 
-class _TwoPeaks(AcquisitionFunction):
-    """A narrow peak at 0.2 and a higher one at 0.8 (d = 1)."""
-
-    def __init__(self) -> None:
-        super().__init__(model=None)  # type: ignore[arg-type]
-
-    def forward(self, X: torch.Tensor) -> torch.Tensor:
-        x = X[..., 0, 0]
-        return torch.exp(-(((x - 0.2) / 0.05) ** 2)) + 1.1 * torch.exp(-(((x - 0.8) / 0.05) ** 2))
-
-
-class _Left(AcquisitionFunction):
-    def __init__(self) -> None:
-        super().__init__(model=None)  # type: ignore[arg-type]
-
-    def forward(self, X: torch.Tensor) -> torch.Tensor:
-        return -((X[..., 0, 0] - 0.2) ** 2)
-
-
-def test_maximize_starts_where_the_screen_says() -> None:
-    """``screen`` scores the raw samples in place of ``acqf``: one restart then climbs the
-    peak the screen points to, not the one ``acqf`` itself would choose."""
-    torch.manual_seed(0)
-    x, _ = maximize(_TwoPeaks(), 1, num_restarts=1, raw_samples=64)
-    assert abs(x[0, 0] - 0.8) < 1e-3
-    torch.manual_seed(0)
-    x, _ = maximize(_TwoPeaks(), 1, num_restarts=1, raw_samples=64, screen=_Left())
-    assert abs(x[0, 0] - 0.2) < 1e-3
-
-
 class _NoGradients(AcquisitionFunction):
     """-(x - 0.6)^2 summed, but fails whenever gradients are requested."""
 

@@ -25,7 +25,6 @@ from botorch.sampling import SobolQMCNormalSampler
 from torch.quasirandom import SobolEngine
 
 from isoline.acquisition import (
-    RelativeFloorLogEI,
     RelativeFloorUCB,
     maximize,
     negated,
@@ -141,13 +140,7 @@ class _GPMethod(Method):
             return None
         return SobolQMCNormalSampler(sample_shape=torch.Size([self.mc_samples]))
 
-    def _maximize(
-        self,
-        acqf: AcquisitionFunction,
-        q: int,
-        sequential: bool = False,
-        screen: AcquisitionFunction | None = None,
-    ) -> np.ndarray:
+    def _maximize(self, acqf: AcquisitionFunction, q: int, sequential: bool = False) -> np.ndarray:
         X, _ = maximize(
             acqf,
             self.dim,
@@ -158,7 +151,6 @@ class _GPMethod(Method):
             options=None if self.acq_maxiter is None else {"maxiter": self.acq_maxiter},
             discrete=None if self.space is None else self.space.discrete_columns,
             avoid=self.X,
-            screen=screen,
         )
         return X
 
@@ -178,9 +170,6 @@ class GPEI(_GPMethod):
     Monte-Carlo ``qLogExpectedImprovement`` for every ``q`` (joint over the batch), as in
     BoTorch's loop: for ``q = 1`` its smoothed form is also easier to maximize than the
     analytic ``LogExpectedImprovement`` on flat regions (evidence: ``benchmarks/results/defaults.md``).
-    At ``q = 1`` with nothing pending, the raw samples that choose the L-BFGS-B starts are
-    scored with the analytic LogEI (the same improvement, exact and far cheaper per point
-    than the Monte-Carlo estimate; :func:`~isoline.acquisition.maximize`'s ``screen``).
     Points still being evaluated (:meth:`~isoline.methods.base.Method.pending`: asked and
     not told, or evaluated by other workers) enter as ``X_pending``: the improvement is
     that of the batch joint with them, so asynchronous workers do not propose alike.
@@ -200,10 +189,7 @@ class GPEI(_GPMethod):
                 tau_max=TAU_MAX * unit, tau_relu=TAU_RELU * unit, sampler=self._sampler(),
                 X_pending=torch.as_tensor(pending) if len(pending) else None,
             )  # fmt: skip
-            screen = None
-            if q == 1 and not len(pending):  # the same improvement, exact and cheap per point
-                screen = RelativeFloorLogEI(gp.model, best_f=float(y.min()), maximize=False)
-            return self._maximize(acqf, q, screen=screen)
+            return self._maximize(acqf, q)
 
 
 @register
