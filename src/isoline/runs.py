@@ -13,6 +13,7 @@ import json
 import os
 import signal
 import threading
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -232,6 +233,7 @@ class _Run:
         """Create or reopen a study, take its lease and replay its history into ``opt``."""
         name = study if study is not None else f"{s.method}-seed{s.seed}-{uuid.uuid4().hex[:8]}"
         rec = store.get_study(name)
+        reopened = rec is not None
         if rec is None:
             attrs: dict[str, Any] = {"isoline": _version()}
             if opt.choice is not None:
@@ -246,6 +248,8 @@ class _Run:
                 store.set_budget(rec, s.budget)
             trials = _abandon_crashed(store, rec, store.trials(rec), max_attempts)
             batch, todo, done = _replay(opt, rec, trials)
+            if reopened:
+                store.record_resume(rec, time.time())
         except BaseException:
             lease.release()
             raise

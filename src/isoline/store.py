@@ -292,6 +292,21 @@ class Store:
                 (budget, study.study_id),
             )
 
+    def record_resume(self, study: StudyRecord, when: float) -> None:
+        """Append ``when`` (epoch seconds) to the study's ``attrs["resumed"]``: the moment a
+        reopened study had replayed its history and went on. Reports measure the time to
+        its next batch from there, not across the interruption and the replay."""
+        with self._tx():
+            self._check_owner(study)
+            (raw,) = self.conn.execute(
+                "SELECT attrs FROM studies WHERE study_id = ?", (study.study_id,)
+            ).fetchone()
+            attrs = json.loads(raw)
+            attrs["resumed"] = [*attrs.get("resumed", []), float(when)]
+            self.conn.execute(
+                "UPDATE studies SET attrs = ? WHERE study_id = ?", (_dumps(attrs), study.study_id)
+            )
+
     def mark_finished(self, study: StudyRecord) -> None:
         with self._tx():
             self._check_owner(study)

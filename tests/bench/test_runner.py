@@ -107,6 +107,26 @@ def test_a_crashed_run_is_recorded_and_the_others_go_on(tmp_path, workers) -> No
     assert report_crashes([resumed]) == 0
 
 
+def test_suggestion_time_leaves_out_an_interruption(tmp_path) -> None:
+    """A run stopped and resumed 1.5 s later: the resume is recorded, and the report's
+    suggestion time counts the next batch from it, not across the pause."""
+    import time
+
+    cfg = parse_config(dict(CFG, problems=[{"name": "rosenbrock", "dim": 2}], seeds=1,
+                            methods=["random"], budget=4))  # fmt: skip
+    db = str(tmp_path / "b.db")
+    run_bench(cfg, db, workers=1, progress=False)
+    time.sleep(1.5)
+    longer = parse_config(dict(CFG, problems=[{"name": "rosenbrock", "dim": 2}], seeds=1,
+                               methods=["random"], budget=8))  # fmt: skip
+    run_bench(longer, db, workers=1, progress=False)
+    with Store(db) as store:
+        rec = store.get_study("t/rosenbrock-d2/random/seed0")
+        assert rec is not None and len(rec.attrs["resumed"]) == 1
+    (run,) = collect(longer, db)
+    assert len(run.values) == 8 and run.suggest_time < 0.5
+
+
 def test_bad_workers(tmp_path) -> None:
     cfg = parse_config(CFG)
     with pytest.raises(ValueError, match="workers"):

@@ -29,8 +29,8 @@ class RunData:
     #: on a typed space, ``{name: value}`` on a named Box, else a list), or ``None``
     best_point: Any = None
     #: seconds of wall time between a batch's last result and the next batch's first
-    #: start, summed (the first batch counts from the study's creation): the method's
-    #: suggestion time plus the store's bookkeeping
+    #: start, summed (the first batch counts from the study's creation, the first after a
+    #: resume from the resume): the method's suggestion time plus the store's bookkeeping
     suggest_time: float = 0.0
 
     def best_so_far(self) -> np.ndarray:
@@ -88,13 +88,16 @@ def collect(cfg: BenchConfig, storage: str) -> list[RunData]:
                     sum(t.status == "failed" for t in trials),
                     _optimum(spec, cache),
                     _best_point(trials, values, rec.space),
-                    _suggest_time(trials, rec.created),
+                    _suggest_time(trials, rec.created, rec.attrs.get("resumed", [])),
                 )
             )
     return out
 
 
-def _suggest_time(trials: list[Trial], created: float) -> float:
+def _suggest_time(trials: list[Trial], created: float, resumed: list[float]) -> float:
+    """:attr:`RunData.suggest_time`; a batch that follows a resume (``resumed``: the times
+    a reopened study went on after its replay) counts from the resume, so neither the
+    interruption nor the replay is taken for suggestion time."""
     starts: dict[int, float] = {}
     ends: dict[int, float] = {}
     for t in trials:
@@ -104,6 +107,7 @@ def _suggest_time(trials: list[Trial], created: float) -> float:
             ends[t.batch] = max(ends.get(t.batch, t.finished), t.finished)
     total, last = 0.0, created
     for b in sorted(starts):
+        last = max([last, *(r for r in resumed if r <= starts[b])])
         total += max(starts[b] - last, 0.0)
         last = ends.get(b, starts[b])
     return total
