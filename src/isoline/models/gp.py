@@ -58,9 +58,6 @@ MEANS = ("constant", "zero")
 DTYPE = torch.float64
 #: smallest fixed noise variance used, in standardized units (keeps K invertible)
 MIN_FIXED_NOISE = 1e-8
-#: scipy L-BFGS-B's default number of correction pairs; the fit keeps at least one per
-#: free hyperparameter
-LBFGS_MEMORY = 10
 
 
 class GP:
@@ -238,10 +235,6 @@ def fit_gp(
             log-likelihood (scipy's ``ftol``); ``None`` keeps scipy's default (about 2e-9).
             A looser value stops a warm-started fit once the likelihood has settled.
 
-    The fit's L-BFGS-B keeps as many correction pairs as there are free hyperparameters
-    (scipy's default is 10): with ARD at d = 25 (27 parameters) it then reaches the same
-    likelihood in a third to a quarter of the evaluations (``benchmarks/results/defaults.md``).
-
     Randomness: only the retries of ``fit_gpytorch_mll`` sample from torch's global
     generator; call inside :meth:`isoline.methods.base.Method.torch_rng`.
     Raises :class:`GPFitError` if the posterior is still not finite.
@@ -273,7 +266,7 @@ def _fit_gp(
     nz = None if noise is None else check_float(noise, "noise", 0.0)
     if not isinstance(fit, bool):
         raise TypeError(f"fit must be True or False, got {fit!r}")
-    solver_options = {} if ftol is None else {"ftol": check_positive(ftol, "ftol")}
+    solver = {} if ftol is None else {"options": {"ftol": check_positive(ftol, "ftol")}}
     d = Xt.shape[1]
     covar = _make_kernel(kernel, d, lengthscale, outputscale is not None)
     likelihood = _make_likelihood(noise)
@@ -296,10 +289,8 @@ def _fit_gp(
     if init is not None:
         _load_init(model, init)
     start = {k: v.clone() for k, v in model.state_dict().items()}
-    n_free = sum(p.numel() for p in model.parameters() if p.requires_grad)
-    if fit and n_free:
+    if fit and any(p.requires_grad for p in model.parameters()):
         mll = ExactMarginalLogLikelihood(model.likelihood, model)
-        solver = {"options": {**solver_options, "maxcor": max(LBFGS_MEMORY, n_free)}}
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # retries are handled by botorch
