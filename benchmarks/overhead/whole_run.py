@@ -80,6 +80,7 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     "gp-ei:lean": ("gp-ei", {"fit_ftol": 1e-6, "refit_growth": 0.05, "mc_samples": 256}),
     "gp-ei:ftol": ("gp-ei", {"fit_ftol": 1e-6}),
     "gp-ei:mc128": ("gp-ei", {"mc_samples": 128}),
+    "gp-ei:logfit": ("gp-ei", {"log_params": True}),
 }
 CONTENDERS = [*ISOLINE, *VARIANTS, "optuna-gp", "botorch-loop"]
 

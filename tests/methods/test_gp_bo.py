@@ -120,6 +120,7 @@ def test_ucb_beta_schedule() -> None:
         ("gp-ei", dict(refit_growth=-0.1), "refit_growth"),
         ("gp-ucb", dict(acq_maxiter=0), "acq_maxiter"),
         ("gp-ei", dict(mc_samples=0), "mc_samples"),
+        ("gp-ei", dict(log_params=1), "log_params"),
         ("la-minucb", dict(fit_ftol=-1.0), "fit_ftol"),
     ],
 )

@@ -180,9 +180,43 @@ def test_warm_start_state_roundtrip() -> None:
     np.testing.assert_allclose(again.posterior(X[:3])[0], gp.posterior(X[:3])[0])
 
 
+def _neg_mll(gp: gpmod.GP) -> float:
+    import torch
+    from gpytorch.mlls import ExactMarginalLogLikelihood
+
+    model = gp.model
+    model.train()
+    with torch.no_grad():
+        out = model(*model.train_inputs)
+        value = -float(
+            ExactMarginalLogLikelihood(model.likelihood, model)(out, model.train_targets)
+        )
+    model.eval()
+    return value
+
+
+@pytest.mark.parametrize("kind", ["rbf", "matern52"])
+def test_log_params_reach_the_same_optimum_with_the_same_bounds(kind: str) -> None:
+    X, y = _data(30, 4)
+    raw, logged = fit_gp(X, y, kernel=kind), fit_gp(X, y, kernel=kind, log_params=True)
+    assert _neg_mll(logged) == pytest.approx(_neg_mll(raw), abs=1e-3)
+    np.testing.assert_allclose(logged.lengthscales, raw.lengthscales, rtol=0.05)
+    lik = logged.model.likelihood.noise_covar
+    assert float(lik.raw_noise_constraint.lower_bound) == pytest.approx(1e-4)
+    # the prior mode is the starting point, as without the transform
+    unfitted = fit_gp(X, y, kernel=kind, log_params=True, fit=False)
+    np.testing.assert_allclose(
+        unfitted.lengthscales, fit_gp(X, y, kernel=kind, fit=False).lengthscales
+    )
+    # a warm start from a log-space fit reproduces it
+    again = fit_gp(X, y, kernel=kind, log_params=True, init=logged.state(), fit=False)
+    np.testing.assert_allclose(again.lengthscales, logged.lengthscales)
+
+
 @pytest.mark.parametrize(
     "kwargs, exc, match",
     [
+        (dict(log_params="yes"), TypeError, "log_params"),
         (dict(kernel="matern32"), ValueError, "kernel must be one of"),
         (dict(mean="linear"), ValueError, "mean must be one of"),
         (dict(noise=-1.0), ValueError, "noise"),
