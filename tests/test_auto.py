@@ -32,6 +32,16 @@ CASES = [
     (box(6), 100, 5, False, "batch"),
     (box(30), 300, 4, False, "batch-high-dim"),
     (MIXED, 64, 1, False, "discrete"),
+    (
+        Space({"C": Real(1.0, 1e3, log=True), "tol": Real(1e-5, 0.1, log=True)}),
+        64,
+        1,
+        False,
+        "rescaled",
+    ),
+    (Space({"frac": Real(0.01, 0.99, logit=True), "w": Real(0, 1)}), None, 1, False, "rescaled"),
+    (Space({"a": Real(0, 1), "b": Real(-2, 2)}), 64, 1, False, "low-dim-local"),
+    (Space({f"x{i}": Real(1e-3, 1.0, log=True) for i in range(25)}), 300, 1, False, "high-dim"),
     (box(25), 300, 1, True, "high-dim-noisy"),
     (box(25), 300, 1, False, "high-dim"),
     (box(120), 300, 1, True, "high-dim-noisy"),
@@ -142,7 +152,10 @@ def test_noisy_changes_the_high_dimensional_choice():
 
 def test_situation_reads_types_from_the_space():
     assert auto.situation(MIXED).discrete
-    assert not auto.situation(Space({"a": Real(0, 1), "b": Real(1, 10, log=True)})).discrete
+    typed = auto.situation(Space({"a": Real(0, 1), "b": Real(1, 10, log=True)}))
+    assert not typed.discrete and typed.rescaled
+    assert not auto.situation(Space({"a": Real(0, 1), "n": Integer(1, 9, log=True)})).rescaled
+    assert not auto.situation(box(3)).rescaled
     assert dataclasses.asdict(auto.situation(box(4), budget=9))["budget"] == 9
 
 
