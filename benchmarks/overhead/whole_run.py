@@ -81,6 +81,7 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     "gp-ei:ftol": ("gp-ei", {"fit_ftol": 1e-6}),
     "gp-ei:mc128": ("gp-ei", {"mc_samples": 128}),
     "gp-ei:logfit": ("gp-ei", {"log_params": True}),
+    "la-minucb:logfit": ("la-minucb", {"log_params": True}),
 }
 CONTENDERS = [*ISOLINE, *VARIANTS, "optuna-gp", "botorch-loop"]
 

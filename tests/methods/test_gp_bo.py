@@ -122,6 +122,7 @@ def test_ucb_beta_schedule() -> None:
         ("gp-ei", dict(mc_samples=0), "mc_samples"),
         ("gp-ei", dict(log_params=1), "log_params"),
         ("la-minucb", dict(fit_ftol=-1.0), "fit_ftol"),
+        ("la-minucb", dict(log_params="yes"), "log_params"),
     ],
 )
 def test_bad_options(name: str, options: dict, match: str) -> None:

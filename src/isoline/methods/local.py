@@ -43,6 +43,7 @@ from isoline.methods.ucb_move import box_around
 from isoline.models.derivatives import GradientCrossCovariance
 from isoline.models.gp import GP, KERNELS, fit_gp
 from isoline.validation import (
+    check_bool,
     check_choice,
     check_float,
     check_int,
@@ -91,6 +92,7 @@ class LocalGP:
         outputscale: float | None,
         noise: float | None,
         ftol: float | None = None,
+        log_params: bool = False,
     ) -> None:
         self.dim = dim
         self.kernel = check_choice(kernel, "kernel", KERNELS)
@@ -103,6 +105,7 @@ class LocalGP:
         )
         self.noise = None if noise is None else check_float(noise, "noise", 0.0)
         self.ftol = None if ftol is None else check_positive(ftol, "fit_ftol")
+        self.log_params = check_bool(log_params, "log_params")
 
     @property
     def fixed(self) -> bool:
@@ -136,6 +139,7 @@ class LocalGP:
         return fit_gp(
             X, y, kernel=self.kernel, noise=h.noise, lengthscale=h.lengthscale,
             outputscale=h.outputscale, mean="zero", fit=fit, init=init, ftol=self.ftol,
+            log_params=self.log_params,
         )  # fmt: skip
 
 
@@ -241,6 +245,8 @@ class LocalBO(Method):
         num_restarts, raw_samples: acquisition optimizer starts and raw points.
         fit_ftol: relative tolerance of the hyperparameter fit's L-BFGS-B
             (:func:`isoline.models.gp.fit_gp`); ``None`` = scipy's default.
+        log_params: fit the learned lengthscales and noise in log space
+            (:func:`isoline.models.gp.fit_gp`).
     """
 
     family = "local BO"
@@ -259,12 +265,13 @@ class LocalBO(Method):
         num_restarts: int = 5,
         raw_samples: int = 64,
         fit_ftol: float | None = None,
+        log_params: bool = False,
         **common: Any,
     ) -> None:
         super().__init__(dim, **common)
         self.local = LocalGP(
             self.dim, kernel, 5 * self.dim if n_max is None else n_max, lengthscale,
-            outputscale, noise, fit_ftol,
+            outputscale, noise, fit_ftol, log_params,
         )  # fmt: skip
         self.num_restarts = check_int(num_restarts, "num_restarts", 1)
         self.raw_samples = check_int(raw_samples, "raw_samples", 1)
