@@ -128,3 +128,17 @@ def test_a_peer_out_of_configurations_is_served_random_ones(
     monkeypatch.setattr(m, "_ask_one", broken)
     with pytest.raises(RuntimeError, match="own error"):
         m.ask(1)
+
+
+def test_ax_searches_a_log_range_narrower_than_it_accepts() -> None:
+    # bayesmark's MLP epsilon: Ax rejects a width below 100 * its EPS even on a log scale;
+    # the adapter gives it log10(epsilon) instead
+    pytest.importorskip("ax")
+    space = iso.Space({"eps": iso.Real(1e-9, 1e-6, log=True), "a": iso.Real(0.0, 1.0)})
+    opt = iso.Optimizer(space, "ax", seed=0)
+    opt.tell([{"eps": 1e-7, "a": 0.5}], [1.0])  # a configuration Ax did not propose
+    for _ in range(3):
+        (c,) = opt.ask()
+        assert 1e-9 <= c["eps"] <= 1e-6
+        opt.tell([c], [float(np.log10(c["eps"])) + c["a"]])
+    assert opt.method._log10 == {"x0"}

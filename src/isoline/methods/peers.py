@@ -557,7 +557,13 @@ class SmacHPO(_SmacPeer):
 # -- Ax -------------------------------------------------------------------------------
 @_peer
 class AxPeer(PeerMethod):
-    """Ax's ``Client`` with the generation strategy it chooses by default."""
+    """Ax's ``Client`` with the generation strategy it chooses by default.
+
+    Ax rejects a range narrower than its own limit (``100 * ax.core.parameter.EPS``)
+    even on a log scale (bayesmark's MLP ``epsilon`` spans 1e-9 to 1e-6), and advises to
+    reparameterize: such a log-scaled real is given to Ax as its ``log10`` on a linear
+    scale, which is what Ax's log transform models anyway.
+    """
 
     name = "ax"
     paper = "Ax Client, default generation strategy"
@@ -566,13 +572,20 @@ class AxPeer(PeerMethod):
 
     def _start(self) -> None:
         from ax import ChoiceParameterConfig, Client, RangeParameterConfig
+        from ax.core.parameter import EPS
 
         self._client = Client(random_seed=self.seed, **self.options)
         params: list[Any] = []
+        #: log-scaled reals too narrow for Ax, given to it as their log10
+        self._log10 = {n for n, p in self._params.items()
+                       if isinstance(p, Real) and p.log and p.high - p.low < 100 * EPS}  # fmt: skip
         for n, p in self._params.items():
             if isinstance(p, Categorical):
                 values = [str(c) for c in p.choices]
                 params.append(ChoiceParameterConfig(name=n, values=values, parameter_type="str"))
+            elif n in self._log10:
+                bounds = (float(np.log10(p.low)), float(np.log10(p.high)))
+                params.append(RangeParameterConfig(name=n, parameter_type="float", bounds=bounds))
             else:
                 params.append(RangeParameterConfig(
                     name=n, parameter_type="int" if isinstance(p, Integer) else "float",
@@ -591,7 +604,7 @@ class AxPeer(PeerMethod):
                     "results arrive; use a smaller batch_size"
                 )
         index, params = self._ready.pop(0)
-        return params, index
+        return {n: 10.0**v if n in self._log10 else v for n, v in params.items()}, index
 
     def _tell_one(self, handle: Any, y: float) -> None:
         if np.isfinite(y):
@@ -600,7 +613,8 @@ class AxPeer(PeerMethod):
             self._client.mark_trial_failed(handle)
 
     def _tell_new(self, values: Mapping[str, Any], y: float) -> None:
-        typed = {n: str(v) if isinstance(self._params[n], Categorical) else _plain(v)
+        typed = {n: str(v) if isinstance(self._params[n], Categorical)
+                 else float(np.log10(v)) if n in self._log10 else _plain(v)
                  for n, v in values.items()}  # fmt: skip
         self._tell_one(self._client.attach_trial(typed), y)
 
