@@ -71,7 +71,8 @@ class _GPMethod(Method):
             ``None`` = BoTorch's default (512).
         log_params: fit the lengthscales and noise in log space
             (:func:`isoline.models.gp.fit_gp`): the same priors and optimum, reached in
-            fewer L-BFGS-B iterations.
+            fewer L-BFGS-B iterations; not the default, since whole runs ended slightly
+            worse (``benchmarks/results/overhead/whole_run.md``).
 
     The defaults of these four are the thorough ones. ``preset="fast"`` (gp-ei) sets
     ``fit_ftol=1e-6, refit_growth=0.05, acq_maxiter=50, mc_samples=256``: on whole runs
