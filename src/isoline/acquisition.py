@@ -47,6 +47,8 @@ from botorch.optim.initializers import gen_batch_initial_conditions
 from botorch.posteriors.gpytorch import GPyTorchPosterior
 from torch.quasirandom import SobolEngine
 
+from isoline.encoding import DiscreteLayout
+from isoline.mixed_search import maximize_mixed
 from isoline.validation import check_choice, check_int, check_positive, check_probability
 
 __all__ = [
@@ -91,7 +93,7 @@ def maximize(
     fixed_features: Mapping[int, float] | None = None,
     initial_conditions: np.ndarray | None = None,
     options: Mapping[str, object] | None = None,
-    discrete: Sequence[int] | None = None,
+    discrete: Sequence[int] | DiscreteLayout | None = None,
     avoid: np.ndarray | None = None,
 ) -> tuple[np.ndarray, float]:
     """Maximize ``acqf`` over ``q`` points in a box of ``[0, 1]^d``.
@@ -108,11 +110,14 @@ def maximize(
         initial_conditions: ``(num_restarts, q, d)`` starting points instead of raw
             sampling (e.g. the best of a candidate set).
         options: passed to ``optimize_acqf`` (e.g. ``{"maxiter": 200, "batch_limit": 5}``).
-        discrete: columns on which ``acqf`` is piecewise constant (the integer and
-            categorical columns of a typed space under a rounding model). Each restart
-            then keeps the values of its starting point there and L-BFGS-B moves only the
-            other columns; the starts are chosen among the raw samples as usual. With no
-            other column the best start is the answer.
+        discrete: where ``acqf`` is piecewise constant (a typed space's integer and
+            categorical columns under a rounding model). A list of columns: each restart
+            keeps the values of its starting point there and L-BFGS-B moves only the
+            other columns; the starts are chosen among the raw samples as usual, and with
+            no other column the best start is the answer. A
+            :class:`~isoline.encoding.DiscreteLayout`: the restarts alternate discrete
+            local steps with L-BFGS-B (:func:`isoline.mixed_search.maximize_mixed`; a
+            batch is then chosen greedily, and ``initial_conditions`` are not used).
         avoid: ``(n, d)`` points already evaluated. A point of the answer within ``1e-6``
             of one of them (or of an earlier point of the batch) is replaced by the raw
             Sobol point that maximizes ``acqf`` of the batch in its place, as Ax
@@ -139,10 +144,20 @@ def maximize(
         ics = torch.max(torch.min(ics, B[1]), B[0])
     opts: dict[str, Any] = dict(options or {})
     scaled = _in_range(acqf, B, q, ff)
-    held = sorted(set(discrete or ()) - set(ff or {}))
+    layout = discrete if isinstance(discrete, DiscreteLayout) else None
+    held = (
+        []
+        if layout is not None
+        else sorted(set(cast(Sequence[int], discrete or ())) - set(ff or {}))
+    )
     try:
         with _quiet_search():
-            if held:
+            if layout is not None:
+                X = maximize_mixed(
+                    scaled, B, q, layout, num_restarts=num_restarts,
+                    raw_samples=raw_samples, fixed_features=ff,
+                )  # fmt: skip
+            elif held:
                 X = _search_held(scaled, B, q, held, num_restarts, raw_samples, ff, ics, opts)
             else:
                 X, _ = optimize_acqf(

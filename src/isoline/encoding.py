@@ -31,12 +31,14 @@ and ``torch.round``), so the two paths agree exactly on the same ``float64`` inp
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
 
 __all__ = [
+    "DiscreteLayout",
     "Scale",
     "argmax_one_hot",
     "int_from_unit",
@@ -119,3 +121,23 @@ def argmax_one_hot(block: np.ndarray) -> np.ndarray:
     out = np.zeros_like(block, dtype=float)
     np.put_along_axis(out, np.argmax(block, axis=-1)[..., None], 1.0, axis=-1)
     return out
+
+
+@dataclass(frozen=True)
+class DiscreteLayout:
+    """Where the discrete parameters of a typed space sit in its encoding.
+
+    Attributes:
+        ordinal: ``{column: values}`` for each Integer: the ascending encoded values
+            (cell centres) its column takes.
+        one_hot: ``(start, stop)`` column ranges of each Categorical's one-hot block.
+    """
+
+    ordinal: Mapping[int, tuple[float, ...]]
+    one_hot: tuple[tuple[int, int], ...]
+
+    @property
+    def columns(self) -> list[int]:
+        """Every discrete column, ascending."""
+        cols = list(self.ordinal) + [c for a, b in self.one_hot for c in range(a, b)]
+        return sorted(cols)

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from isoline.encoding import (
+    DiscreteLayout,
     Scale,
     argmax_one_hot,
     int_from_unit,
@@ -223,6 +224,21 @@ class Space:
             if not isinstance(p, Real)
             for c in range(self.blocks[name].start, self.blocks[name].stop)
         ]
+
+    def discrete_layout(self, max_values: int = 20) -> DiscreteLayout:
+        """The encoded values of each Integer column with at most ``max_values`` values
+        and the one-hot block of each Categorical: what a mixed acquisition search steps
+        through. Integers with more values are left out (searched as relaxed columns)."""
+        ordinal: dict[int, tuple[float, ...]] = {}
+        one_hot: list[tuple[int, int]] = []
+        for name, p in self.params.items():
+            s = self.blocks[name]
+            if isinstance(p, Integer) and p.high - p.low + 1 <= max_values:
+                k = np.arange(p.low, p.high + 1, dtype=float)
+                ordinal[s.start] = tuple(float(u) for u in int_to_unit(k, p.low, p.high, p.scale))
+            elif isinstance(p, Categorical):
+                one_hot.append((s.start, s.stop))
+        return DiscreteLayout(ordinal, tuple(one_hot))
 
     @property
     def n_configs(self) -> int | None:

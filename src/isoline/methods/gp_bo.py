@@ -30,6 +30,7 @@ from isoline.acquisition import (
     negated,
     outside_range_unit,
 )
+from isoline.encoding import DiscreteLayout
 from isoline.methods.base import Method
 from isoline.methods.registry import register
 from isoline.methods.ucb import UCBWeight
@@ -44,6 +45,9 @@ from isoline.validation import (
 )
 
 __all__ = ["GPEI", "GPUCB", "GPTS"]
+
+#: values of the ``discrete_search`` option
+DISCRETE_SEARCHES = ("held", "local")
 
 
 class _GPMethod(Method):
@@ -69,6 +73,12 @@ class _GPMethod(Method):
             BoTorch's default (2000).
         mc_samples: quasi-Monte-Carlo samples of the MC acquisitions (qLogEI, qUCB);
             ``None`` = BoTorch's default (512).
+        discrete_search: how the acquisition search treats a typed space's integer and
+            categorical columns: ``"held"`` (default) keeps them at the values of each
+            restart's starting point and moves only the real columns; ``"local"``
+            alternates discrete local steps (neighbouring integers, other choices) with
+            the continuous search (:func:`isoline.mixed_search.maximize_mixed`), as
+            Optuna's GPSampler does. Without a typed space both are the same.
         log_params: fit the lengthscales and noise in log space
             (:func:`isoline.models.gp.fit_gp`): the same priors and optimum, reached in
             fewer L-BFGS-B iterations; not the default, since whole runs ended slightly
@@ -95,6 +105,7 @@ class _GPMethod(Method):
         acq_maxiter: int | None = None,
         mc_samples: int | None = None,
         log_params: bool = False,
+        discrete_search: str = "held",
         **common: Any,
     ) -> None:
         super().__init__(dim, **common)
@@ -107,6 +118,7 @@ class _GPMethod(Method):
         self.acq_maxiter = None if acq_maxiter is None else check_int(acq_maxiter, "acq_maxiter", 1)
         self.mc_samples = None if mc_samples is None else check_int(mc_samples, "mc_samples", 1)
         self.log_params = check_bool(log_params, "log_params")
+        self.discrete_search = check_choice(discrete_search, "discrete_search", DISCRETE_SEARCHES)
         self._gp_state: dict[str, np.ndarray] | None = None
         self._fitted_at = 0
 
@@ -155,10 +167,18 @@ class _GPMethod(Method):
             raw_samples=self.raw_samples,
             sequential=sequential,
             options=None if self.acq_maxiter is None else {"maxiter": self.acq_maxiter},
-            discrete=None if self.space is None else self.space.discrete_columns,
+            discrete=self._discrete(),
             avoid=self.X,
         )
         return X
+
+    def _discrete(self) -> list[int] | DiscreteLayout | None:
+        """What :func:`isoline.acquisition.maximize` is told of the discrete columns."""
+        if self.space is None:
+            return None
+        if self.discrete_search == "local":
+            return self.space.discrete_layout()
+        return self.space.discrete_columns
 
 
 def fast_preset(dim: int) -> dict[str, Any]:
@@ -242,7 +262,9 @@ class GPTS(_GPMethod):
 
     Options:
         n_candidates: Sobol candidates per proposal.
-        refine: polish each sample's best candidate with L-BFGS-B.
+        refine: polish each sample's best candidate with L-BFGS-B (integer and
+            categorical columns held at the candidate's values, so ``discrete_search``
+            must stay ``"held"``).
     """
 
     name = "gp-ts"
@@ -259,6 +281,11 @@ class GPTS(_GPMethod):
         super().__init__(dim, **options)
         self.n_candidates = check_int(n_candidates, "n_candidates", 1)
         self.refine = check_bool(refine, "refine")
+        if self.discrete_search != "held":
+            raise ValueError(
+                "gp-ts: discrete_search must be 'held' (each sample's best candidate is "
+                f"refined from that point), got {self.discrete_search!r}"
+            )
 
     def propose(self, q: int) -> np.ndarray:
         with self.torch_rng():
