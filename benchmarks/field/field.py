@@ -55,13 +55,20 @@ def _parts_file(storage: str) -> Path:
     return Path(storage + ".parts.jsonl")
 
 
+def _contenders(cfg: BenchConfig, pattern: str | None) -> BenchConfig:
+    """The config with only the contenders whose label ``pattern`` matches (all if ``None``)."""
+    if not pattern:
+        return cfg
+    keep = [m for m in cfg.methods if re.search(pattern, m.label)]
+    if not keep:
+        raise SystemExit(f"--methods {pattern!r} matches no contender label")
+    return dataclasses.replace(cfg, methods=keep)
+
+
 def run(args: argparse.Namespace) -> None:
-    cfg = load_config(args.config).subset(seeds=args.seeds, problems=args.problems)
-    if args.methods:
-        keep = [m for m in cfg.methods if re.search(args.methods, m.label)]
-        if not keep:
-            raise SystemExit(f"--methods {args.methods!r} matches no contender label")
-        cfg = dataclasses.replace(cfg, methods=keep)
+    cfg = _contenders(
+        load_config(args.config).subset(seeds=args.seeds, problems=args.problems), args.methods
+    )
     with _parts_file(args.storage).open("a") as fh:
         part = {"commit": git_commit(), "started": time.strftime("%Y-%m-%d %H:%M"),
                 "command": shlex.join(["python", *sys.argv])}  # fmt: skip
@@ -227,7 +234,7 @@ def _ecdf(
 
 
 def summary(args: argparse.Namespace) -> None:
-    cfg = load_config(args.config)
+    cfg = _contenders(load_config(args.config), args.methods)
     runs = collect(cfg, args.storage)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -248,7 +255,8 @@ def summary(args: argparse.Namespace) -> None:
         "",
     ]
     lines += [f"    {p['commit']} {p['started']}: {p['command']}" for p in parts] + [
-        "", f"Summary: `python benchmarks/field/field.py summary {args.config} --storage S --out {args.out}` "
+        "", f"Summary: `python benchmarks/field/field.py summary {args.config} --storage S --out {args.out}"
+        f"{' --methods ' + shlex.quote(args.methods) if args.methods else ''}` "
         f"at {git_commit()}.", "",
         f"{len(cells)} complete cells (problem x seed) of {len(cfg.problems) * len(cfg.seeds)} in the config. "
         "Values are the best noise-free value of each run (precision above the optimum where the "
@@ -305,6 +313,7 @@ def main(argv: list[str] | None = None) -> None:
     s.add_argument("config")
     s.add_argument("--storage", required=True)
     s.add_argument("--out", required=True)
+    s.add_argument("--methods", help="regular expression on contender labels: rank only these")
     s.set_defaults(func=summary)
     args = ap.parse_args(argv)
     args.func(args)
