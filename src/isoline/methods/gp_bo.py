@@ -34,7 +34,7 @@ from isoline.encoding import DiscreteLayout
 from isoline.methods.base import Method
 from isoline.methods.registry import register
 from isoline.methods.ucb import UCBWeight
-from isoline.models.gp import GP, KERNELS, GPFitError, fit_gp
+from isoline.models.gp import GP, KERNELS, PRIORS, GPFitError, fit_gp
 from isoline.models.rounding import space_rounding
 from isoline.validation import (
     check_bool,
@@ -79,6 +79,8 @@ class _GPMethod(Method):
             alternates discrete local steps (neighbouring integers, other choices) with
             the continuous search (:func:`isoline.mixed_search.maximize_mixed`), as
             Optuna's GPSampler does. Without a typed space both are the same.
+        priors: the GP's hyperparameter priors, ``"botorch"`` (default) or Optuna
+            GPSampler's ``"optuna"`` (:func:`isoline.models.gp.fit_gp`).
         log_params: fit the lengthscales and noise in log space
             (:func:`isoline.models.gp.fit_gp`): the same priors and optimum, reached in
             fewer L-BFGS-B iterations; not the default, since whole runs ended slightly
@@ -106,6 +108,7 @@ class _GPMethod(Method):
         mc_samples: int | None = None,
         log_params: bool = False,
         discrete_search: str = "held",
+        priors: str = "botorch",
         **common: Any,
     ) -> None:
         super().__init__(dim, **common)
@@ -119,6 +122,9 @@ class _GPMethod(Method):
         self.mc_samples = None if mc_samples is None else check_int(mc_samples, "mc_samples", 1)
         self.log_params = check_bool(log_params, "log_params")
         self.discrete_search = check_choice(discrete_search, "discrete_search", DISCRETE_SEARCHES)
+        self.priors = check_choice(priors, "priors", PRIORS)
+        if self.priors == "optuna" and self.log_params:
+            raise ValueError("priors='optuna' and log_params=True cannot be combined")
         self._gp_state: dict[str, np.ndarray] | None = None
         self._fitted_at = 0
 
@@ -150,6 +156,7 @@ class _GPMethod(Method):
         return fit_gp(
             X, y, kernel=self.kernel, fit=fit, ftol=self.fit_ftol, init=init,
             input_transform=space_rounding(self.space), log_params=self.log_params,
+            priors=self.priors,
         )  # fmt: skip
 
     def _sampler(self) -> SobolQMCNormalSampler | None:

@@ -42,19 +42,29 @@ from gpytorch.likelihoods import GaussianLikelihood
 from gpytorch.means import ConstantMean, ZeroMean
 from gpytorch.mlls import ExactMarginalLogLikelihood
 from gpytorch.module import Module as GPyTorchModule
+from gpytorch.priors import GammaPrior, Prior
 from gpytorch.utils.warnings import NumericalWarning
 from linear_operator.utils.errors import NanError, NotPSDError
+from torch.nn import Module
 
 from isoline.models.derivatives import CURVATURE, outcome_scale
 from isoline.models.linalg import GPFitError, cholesky
-from isoline.validation import check_bool, check_float, check_positive, check_positive_vector
+from isoline.validation import (
+    check_bool,
+    check_choice,
+    check_float,
+    check_positive,
+    check_positive_vector,
+)
 
-__all__ = ["GP", "GPFitError", "KERNELS", "MEANS", "fit_gp"]
+__all__ = ["GP", "GPFitError", "KERNELS", "MEANS", "PRIORS", "fit_gp"]
 
 #: kernel names accepted by ``kernel=``
 KERNELS = ("matern52", "rbf")
 #: prior-mean names accepted by ``mean=``
 MEANS = ("constant", "zero")
+#: hyperparameter-prior sets accepted by ``priors=``
+PRIORS = ("botorch", "optuna")
 
 DTYPE = torch.float64
 #: smallest fixed noise variance used, in standardized units (keeps K invertible)
@@ -214,6 +224,7 @@ def fit_gp(
     input_transform: InputTransform | None = None,
     ftol: float | None = None,
     log_params: bool = False,
+    priors: str = "botorch",
 ) -> GP:
     """Fit an exact GP to ``X (n, d)`` in ``[0, 1]^d`` and ``y (n,)`` (float64).
 
@@ -242,6 +253,13 @@ def fit_gp(
             are better scaled for parameters that span orders of magnitude, so it needs
             far fewer iterations (Optuna's GPSampler and GPyTorch's default constraints
             fit in log space too). A warm start must come from a fit with the same value.
+        priors: ``"botorch"``: BoTorch's defaults above (no learned signal variance).
+            ``"optuna"``: the priors of Optuna's ``GPSampler`` (Optuna 4-5,
+            ``optuna._gp.prior``): a learned signal variance with a Gamma(2, 1) prior, a
+            noise variance with a Gamma(1.1, 30) prior above 1e-6, and on each inverse
+            squared lengthscale ``lam`` the log-density ``-(0.1 / lam + 0.1 lam)``
+            (:class:`InverseSquaredLengthscalePrior`), all in standardized units. With
+            learned lengthscales, noise and signal variance only, and not in log space.
 
     Randomness: only the retries of ``fit_gpytorch_mll`` sample from torch's global
     generator; call inside :meth:`isoline.methods.base.Method.torch_rng`.
@@ -249,7 +267,7 @@ def fit_gp(
     """
     return _fit_gp(
         X, y, kernel, noise, lengthscale, outputscale, mean, fit, init, input_transform, ftol,
-        check_bool(log_params, "log_params"),
+        check_bool(log_params, "log_params"), check_choice(priors, "priors", PRIORS),
     )  # fmt: skip
 
 
@@ -266,8 +284,16 @@ def _fit_gp(
     input_transform: InputTransform | None = None,
     ftol: float | None = None,
     log_params: bool = False,
+    priors: str = "botorch",
 ) -> GP:
     Xt, yt = _check_data(X, y)
+    if priors == "optuna" and (
+        log_params or lengthscale is not None or noise is not None or outputscale is not None
+    ):
+        raise ValueError(
+            "priors='optuna' needs learned lengthscales, noise and signal variance, not in "
+            "log space (leave lengthscale, noise and outputscale None and log_params False)"
+        )
     if kernel not in KERNELS:
         raise ValueError(f"kernel must be one of {KERNELS}, got {kernel!r}")
     if mean not in MEANS:
@@ -278,8 +304,11 @@ def _fit_gp(
         raise TypeError(f"fit must be True or False, got {fit!r}")
     solver = {} if ftol is None else {"options": {"ftol": check_positive(ftol, "ftol")}}
     d = Xt.shape[1]
-    covar = _make_kernel(kernel, d, lengthscale, outputscale is not None, log_params)
-    likelihood = _make_likelihood(noise, log_params)
+    if priors == "optuna":
+        covar, likelihood = _optuna_kernel(kernel, d), _optuna_likelihood()
+    else:
+        covar = _make_kernel(kernel, d, lengthscale, outputscale is not None, log_params)
+        likelihood = _make_likelihood(noise, log_params)
     model = SingleTaskGP(
         Xt,
         yt.unsqueeze(-1),
@@ -365,6 +394,49 @@ def _make_kernel(
     k = ScaleKernel(base, outputscale_constraint=Positive())
     k.raw_outputscale.requires_grad_(False)  # value set by fit_gp after standardizing
     return k
+
+
+class InverseSquaredLengthscalePrior(Prior):
+    """Optuna GPSampler's prior on a lengthscale ``l``, stated on ``lam = l^-2``:
+    ``log p = -(a / lam + a lam)`` up to a constant (``a = 0.1``), largest at ``l = 1``.
+    Like Optuna it is added to the marginal likelihood as is (no change-of-variables term).
+    """
+
+    support = torch.distributions.constraints.positive
+    arg_constraints: dict[str, torch.distributions.constraints.Constraint] = {}
+
+    def __init__(self, a: float = 0.1) -> None:
+        Module.__init__(self)
+        torch.distributions.Distribution.__init__(self, validate_args=False)
+        self.a = a
+        self._transform = None
+
+    def log_prob(self, x: torch.Tensor) -> torch.Tensor:
+        lam = x.pow(-2)
+        return -(self.a / lam + self.a * lam)
+
+
+def _optuna_kernel(kernel: str, d: int) -> Kernel:
+    """ARD kernel with a learned signal variance under Optuna GPSampler's priors."""
+    cls = RBFKernel if kernel == "rbf" else MaternKernel
+    kw = {} if kernel == "rbf" else {"nu": 2.5}
+    base = cls(
+        ard_num_dims=d, lengthscale_prior=InverseSquaredLengthscalePrior(),
+        lengthscale_constraint=Positive(), **kw,
+    )  # fmt: skip
+    k = ScaleKernel(base, outputscale_prior=GammaPrior(2.0, 1.0), outputscale_constraint=Positive())
+    with torch.no_grad():
+        base.lengthscale = torch.ones(1, d)
+        k.outputscale = torch.tensor(1.0)
+    return k.to(DTYPE)
+
+
+def _optuna_likelihood() -> GaussianLikelihood:
+    """Gaussian noise above 1e-6 with Optuna GPSampler's Gamma(1.1, 30) prior."""
+    lik = GaussianLikelihood(noise_prior=GammaPrior(1.1, 30.0), noise_constraint=GreaterThan(1e-6))
+    with torch.no_grad():
+        lik.noise = torch.tensor(0.1 / 30.0)  # the prior's mode
+    return lik.to(DTYPE)
 
 
 def _make_likelihood(noise: float | None, log_params: bool = False) -> GaussianLikelihood:
