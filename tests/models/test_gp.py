@@ -6,10 +6,13 @@ import warnings
 
 import numpy as np
 import pytest
+import torch
+from gpytorch.kernels import MaternKernel, ScaleKernel
+from gpytorch.mlls import ExactMarginalLogLikelihood
 
 import isoline.models.gp as gpmod
 import isoline.models.linalg as linalg
-from isoline.models.gp import GPFitError, fit_gp
+from isoline.models.gp import GPFitError, InverseSquaredLengthscalePrior, fit_gp
 
 
 def _kernel(kind: str, A: np.ndarray, B: np.ndarray, ls: float, var: float) -> np.ndarray:
@@ -213,9 +216,36 @@ def test_log_params_reach_the_same_optimum_with_the_same_bounds(kind: str) -> No
     np.testing.assert_allclose(again.lengthscales, logged.lengthscales)
 
 
+def test_optuna_priors_are_optunas_map_objective() -> None:
+    X, y = _data(25, 3)
+    gp = fit_gp(X, y, kernel="matern52", priors="optuna")
+    k = gp.model.covar_module
+    assert isinstance(k, ScaleKernel) and isinstance(k.base_kernel, MaternKernel)
+    prior = k.base_kernel.lengthscale_prior
+    assert isinstance(prior, InverseSquaredLengthscalePrior)
+    ls = torch.tensor([0.5, 1.0, 2.0], dtype=torch.float64)
+    lam = ls**-2
+    np.testing.assert_allclose(prior.log_prob(ls).numpy(), (-(0.1 / lam + 0.1 * lam)).numpy())
+    assert int(torch.argmax(prior.log_prob(torch.linspace(0.2, 5, 49)))) == 8  # l = 1
+    assert float(gp.model.likelihood.noise_covar.raw_noise_constraint.lower_bound) == pytest.approx(
+        1e-6
+    )
+    # the fit is a MAP estimate: moving any hyperparameter lowers the objective
+    mll = ExactMarginalLogLikelihood(gp.model.likelihood, gp.model)
+    gp.model.train()
+    with torch.no_grad():
+        base = float(mll(gp.model(*gp.model.train_inputs), gp.model.train_targets))
+        k.base_kernel.lengthscale = k.base_kernel.lengthscale * 1.2
+        moved = float(mll(gp.model(*gp.model.train_inputs), gp.model.train_targets))
+    assert moved < base
+
+
 @pytest.mark.parametrize(
     "kwargs, exc, match",
     [
+        (dict(priors="gpytorch"), ValueError, "priors must be one of"),
+        (dict(priors="optuna", log_params=True), ValueError, "priors='optuna'"),
+        (dict(priors="optuna", noise=0.1), ValueError, "priors='optuna'"),
         (dict(log_params="yes"), TypeError, "log_params"),
         (dict(kernel="matern32"), ValueError, "kernel must be one of"),
         (dict(mean="linear"), ValueError, "mean must be one of"),

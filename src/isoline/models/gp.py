@@ -57,7 +57,15 @@ from isoline.validation import (
     check_positive_vector,
 )
 
-__all__ = ["GP", "GPFitError", "KERNELS", "MEANS", "PRIORS", "fit_gp"]
+__all__ = [
+    "GP",
+    "GPFitError",
+    "InverseSquaredLengthscalePrior",
+    "KERNELS",
+    "MEANS",
+    "PRIORS",
+    "fit_gp",
+]
 
 #: kernel names accepted by ``kernel=``
 KERNELS = ("matern52", "rbf")
