@@ -95,6 +95,7 @@ def maximize(
     options: Mapping[str, object] | None = None,
     discrete: Sequence[int] | DiscreteLayout | None = None,
     avoid: np.ndarray | None = None,
+    extra_starts: np.ndarray | None = None,
 ) -> tuple[np.ndarray, float]:
     """Maximize ``acqf`` over ``q`` points in a box of ``[0, 1]^d``.
 
@@ -124,6 +125,11 @@ def maximize(
             deduplicates its generated arms: on a deterministic objective a repeat buys
             nothing, and an acquisition whose model has flattened (heavy-tailed values
             under standardization) can otherwise return the incumbent over and over.
+        extra_starts: ``(k, d)`` points (e.g. the best observed one) each started from as a
+            restart of its own, besides the ``num_restarts`` chosen from the raw samples,
+            as Optuna's GPSampler starts one local search at its best trial. Only for
+            ``q = 1`` and the L-BFGS-B searches (not with ``initial_conditions`` or a
+            :class:`~isoline.encoding.DiscreteLayout`).
 
     Returns:
         ``X (q, d)`` numpy array and the acquisition value of the batch ``acqf(X)``.
@@ -144,6 +150,12 @@ def maximize(
         ics = torch.max(torch.min(ics, B[1]), B[0])
     opts: dict[str, Any] = dict(options or {})
     scaled = _in_range(acqf, B, q, ff)
+    if extra_starts is not None:
+        if q != 1 or ics is not None or isinstance(discrete, DiscreteLayout):
+            raise ValueError(
+                "extra_starts needs q = 1, no initial_conditions and no DiscreteLayout"
+            )
+        ics = _with_starts(scaled, B, num_restarts, raw_samples, ff, extra_starts)
     layout = discrete if isinstance(discrete, DiscreteLayout) else None
     held = (
         []
@@ -188,6 +200,26 @@ def _quiet_search() -> Iterator[None]:
         warnings.simplefilter("ignore", BadInitialCandidatesWarning)
         warnings.filterwarnings("ignore", message="Optimization failed", category=RuntimeWarning)
         yield
+
+
+def _with_starts(
+    acqf: AcquisitionFunction,
+    B: torch.Tensor,
+    num_restarts: int,
+    raw_samples: int,
+    ff: dict[int, float] | None,
+    extra: np.ndarray,
+) -> torch.Tensor:
+    """``(num_restarts + k, 1, d)`` starts: BoTorch's raw-sample initialization and the
+    ``extra (k, d)`` points, moved into the box and onto the fixed features."""
+    E = torch.as_tensor(np.asarray(extra, dtype=float), dtype=DTYPE)
+    if E.ndim != 2 or E.shape[1] != B.shape[1]:
+        raise ValueError(f"extra_starts must have shape (k, {B.shape[1]}), got {tuple(E.shape)}")
+    E = torch.max(torch.min(E, B[1]), B[0])
+    for j, v in (ff or {}).items():
+        E[:, j] = v
+    ics = gen_batch_initial_conditions(acqf, B, 1, num_restarts, raw_samples, fixed_features=ff)
+    return torch.cat([ics, E.unsqueeze(1)])
 
 
 def _search_held(

@@ -303,3 +303,30 @@ def test_gp_ei_spreads_asynchronous_asks_over_pending_points(
     np.testing.assert_array_equal(m.pending(), [[0.9, 0.1]] if not disable else np.empty((0, 2)))
     m.tell(np.array([[0.9, 0.1]]), np.array([1.0]))
     assert len(m.pending()) == 0
+
+
+def test_an_extra_start_at_a_point_is_searched_from_there() -> None:
+    U = np.random.default_rng(0).random((6, 2))
+    model = fit_gp(U, U.sum(1)).model
+
+    class _TwoPeaks(AcquisitionFunction):
+        """A broad low peak at 0.2 and a narrow high one at (0.9, 0.9)."""
+
+        def forward(self, X: torch.Tensor) -> torch.Tensor:
+            x = X[..., 0, :]
+            broad = torch.exp(-((x - 0.2) ** 2).sum(-1) / 0.1)
+            narrow = 2.0 * torch.exp(-((x - 0.9) ** 2).sum(-1) / 1e-4)
+            return broad + narrow
+
+    acqf = _TwoPeaks(model)
+    torch.manual_seed(0)
+    plain, v0 = maximize(acqf, 2, num_restarts=2, raw_samples=8)
+    torch.manual_seed(0)
+    X, v = maximize(acqf, 2, num_restarts=2, raw_samples=8, extra_starts=np.array([[0.89, 0.905]]))
+    np.testing.assert_allclose(plain, [[0.2, 0.2]], atol=1e-3)  # the raw starts miss the peak
+    np.testing.assert_allclose(X, [[0.9, 0.9]], atol=1e-3)
+    assert v > v0
+    with pytest.raises(ValueError, match="extra_starts"):
+        maximize(acqf, 2, q=2, extra_starts=np.array([[0.5, 0.5]]))
+    with pytest.raises(ValueError, match="extra_starts must have shape"):
+        maximize(acqf, 2, extra_starts=np.array([0.5, 0.5]))

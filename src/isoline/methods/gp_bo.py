@@ -79,6 +79,9 @@ class _GPMethod(Method):
             alternates discrete local steps (neighbouring integers, other choices) with
             the continuous search (:func:`isoline.mixed_search.maximize_mixed`), as
             Optuna's GPSampler does. Without a typed space both are the same.
+        start_at_best: start one more restart of the acquisition search (one point at a
+            time) at the best observed point, as Optuna's GPSampler does, so the search
+            always refines the incumbent's neighbourhood too.
         priors: the GP's hyperparameter priors, ``"botorch"`` (default) or Optuna
             GPSampler's ``"optuna"`` (:func:`isoline.models.gp.fit_gp`).
         log_params: fit the lengthscales and noise in log space
@@ -109,6 +112,7 @@ class _GPMethod(Method):
         log_params: bool = False,
         discrete_search: str = "held",
         priors: str = "botorch",
+        start_at_best: bool = False,
         **common: Any,
     ) -> None:
         super().__init__(dim, **common)
@@ -123,6 +127,7 @@ class _GPMethod(Method):
         self.log_params = check_bool(log_params, "log_params")
         self.discrete_search = check_choice(discrete_search, "discrete_search", DISCRETE_SEARCHES)
         self.priors = check_choice(priors, "priors", PRIORS)
+        self.start_at_best = check_bool(start_at_best, "start_at_best")
         if self.priors == "optuna" and self.log_params:
             raise ValueError("priors='optuna' and log_params=True cannot be combined")
         self._gp_state: dict[str, np.ndarray] | None = None
@@ -176,8 +181,16 @@ class _GPMethod(Method):
             options=None if self.acq_maxiter is None else {"maxiter": self.acq_maxiter},
             discrete=self._discrete(),
             avoid=self.X,
+            extra_starts=self._best_start(q),
         )
         return X
+
+    def _best_start(self, q: int) -> np.ndarray | None:
+        """The best observed point as an extra start (``start_at_best``, ``q = 1``)."""
+        if not self.start_at_best or q != 1 or isinstance(self._discrete(), DiscreteLayout):
+            return None
+        best = self.best
+        return None if best is None else best[0][None, :]
 
     def _discrete(self) -> list[int] | DiscreteLayout | None:
         """What :func:`isoline.acquisition.maximize` is told of the discrete columns."""
