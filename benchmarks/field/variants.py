@@ -44,8 +44,10 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--base", required=True, help="label of the contender the variants modify")
     ap.add_argument("--variants", required=True, help="regular expression on variant labels")
     ap.add_argument("--out", required=True)
+    ap.add_argument("--seeds", help="only these seeds, e.g. 5-9")
+    ap.add_argument("--name", default="variants.md", help="file written in --out")
     args = ap.parse_args(argv)
-    cfg = load_config(args.config)
+    cfg = load_config(args.config).subset(seeds=args.seeds)
     labels, cells, F, _ = _cells(cfg, collect(cfg, args.storage))
     if not cells:
         raise SystemExit("no cell has a complete run of every contender yet")
@@ -99,8 +101,8 @@ def main(argv: list[str] | None = None) -> None:
     ]  # fmt: skip
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "variants.md").write_text("\n".join(lines) + "\n")
-    print((out / "variants.md").read_text())
+    (out / args.name).write_text("\n".join(lines) + "\n")
+    print((out / args.name).read_text())
 
 
 if __name__ == "__main__":
