@@ -25,7 +25,13 @@ from scipy import stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from field import TIME_REFERENCE, _auto_column, _cells, _random_median  # noqa: E402
+from field import (  # noqa: E402
+    TIME_REFERENCE,
+    _auto_column,
+    _cells,
+    _contenders,
+    _random_median,
+)
 
 from isoline.bench.config import load_config  # noqa: E402
 from isoline.bench.ranks import (  # noqa: E402
@@ -45,9 +51,10 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--variants", required=True, help="regular expression on variant labels")
     ap.add_argument("--out", required=True)
     ap.add_argument("--seeds", help="only these seeds, e.g. 5-9")
+    ap.add_argument("--methods", help="regular expression on contender labels: only these")
     ap.add_argument("--name", default="variants.md", help="file written in --out")
     args = ap.parse_args(argv)
-    cfg = load_config(args.config).subset(seeds=args.seeds)
+    cfg = _contenders(load_config(args.config).subset(seeds=args.seeds), args.methods)
     labels, cells, F, _ = _cells(cfg, collect(cfg, args.storage))
     if not cells:
         raise SystemExit("no cell has a complete run of every contender yet")
