@@ -128,5 +128,7 @@ def test_gp_ei_searches_discrete_columns_locally_and_gp_ts_refuses() -> None:
     np.testing.assert_array_equal(space.round(x), x)
     with pytest.raises(ValueError, match="discrete_search"):
         make_method("gp-ts", space.dim, space=space, discrete_search="local")
+    with pytest.raises(ValueError, match="start_at_best"):
+        make_method("gp-ts", space.dim, space=space, start_at_best=True)
     with pytest.raises(ValueError, match="discrete_search"):
         make_method("gp-ei", space.dim, space=space, discrete_search="exhaustive")

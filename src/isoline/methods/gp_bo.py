@@ -284,7 +284,7 @@ class GPTS(_GPMethod):
         n_candidates: Sobol candidates per proposal.
         refine: polish each sample's best candidate with L-BFGS-B (integer and
             categorical columns held at the candidate's values, so ``discrete_search``
-            must stay ``"held"``).
+            must stay ``"held"`` and ``start_at_best`` off).
     """
 
     name = "gp-ts"
@@ -301,10 +301,11 @@ class GPTS(_GPMethod):
         super().__init__(dim, **options)
         self.n_candidates = check_int(n_candidates, "n_candidates", 1)
         self.refine = check_bool(refine, "refine")
-        if self.discrete_search != "held":
+        if self.discrete_search != "held" or self.start_at_best:
             raise ValueError(
-                "gp-ts: discrete_search must be 'held' (each sample's best candidate is "
-                f"refined from that point), got {self.discrete_search!r}"
+                "gp-ts refines each sample's best candidate from that point: discrete_search "
+                f"must be 'held' and start_at_best False, got {self.discrete_search!r} and "
+                f"{self.start_at_best!r}"
             )
 
     def propose(self, q: int) -> np.ndarray:
