@@ -377,6 +377,13 @@ def _min_stdv(y: torch.Tensor) -> float:
     return max(1e-14 * float(y.abs().max()), 1e-300)
 
 
+def _ard_kernel(kernel: str, d: int, **kw: Any) -> Kernel:
+    """An ARD RBF or Matern-5/2 kernel over ``d`` columns (``kw``: GPyTorch's arguments)."""
+    if kernel == "rbf":
+        return RBFKernel(ard_num_dims=d, **kw)
+    return MaternKernel(nu=2.5, ard_num_dims=d, **kw)
+
+
 def _make_kernel(
     kernel: str,
     d: int,
@@ -392,9 +399,7 @@ def _make_kernel(
             _log_transform(base, "raw_lengthscale")
     else:
         ls = check_positive_vector(lengthscale, "lengthscale", d)
-        cls = RBFKernel if kernel == "rbf" else MaternKernel
-        kw = {} if kernel == "rbf" else {"nu": 2.5}
-        base = cls(ard_num_dims=d, lengthscale_constraint=Positive(), **kw).to(DTYPE)
+        base = _ard_kernel(kernel, d, lengthscale_constraint=Positive()).to(DTYPE)
         base.lengthscale = torch.as_tensor(ls, dtype=DTYPE).reshape(1, d)
         base.raw_lengthscale.requires_grad_(False)
     if not fixed_outputscale:
@@ -426,11 +431,9 @@ class InverseSquaredLengthscalePrior(Prior):
 
 def _optuna_kernel(kernel: str, d: int) -> Kernel:
     """ARD kernel with a learned signal variance under Optuna GPSampler's priors."""
-    cls = RBFKernel if kernel == "rbf" else MaternKernel
-    kw = {} if kernel == "rbf" else {"nu": 2.5}
-    base = cls(
-        ard_num_dims=d, lengthscale_prior=InverseSquaredLengthscalePrior(),
-        lengthscale_constraint=Positive(), **kw,
+    base = _ard_kernel(
+        kernel, d, lengthscale_prior=InverseSquaredLengthscalePrior(),
+        lengthscale_constraint=Positive(),
     )  # fmt: skip
     k = ScaleKernel(base, outputscale_prior=GammaPrior(2.0, 1.0), outputscale_constraint=Positive())
     with torch.no_grad():
