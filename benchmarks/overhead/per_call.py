@@ -20,7 +20,14 @@ isoline's acquisitions: BoTorch's ``qLogExpectedImprovement`` with 512 quasi-MC 
 
 CPU time of one torch thread, the median over 5 blocks of repeated calls.
 
-    python benchmarks/overhead/per_call.py --out benchmarks/results/overhead/per_call.md
+``--counts`` adds how many such calls a whole run makes: gp-ei (defaults) and GPSampler on
+``whole_run.py``'s Ackley cells at d = 5 and 10 (one seed), counting calls of the
+likelihood (GPyTorch's ``ExactMarginalLogLikelihood.forward``, Optuna's
+``GPRegressor.marginal_log_likelihood``) and of the posterior inside the acquisition
+(BoTorch's ``qLogExpectedImprovement.forward``, Optuna's ``GPRegressor.posterior``) with
+the points they evaluate.
+
+    python benchmarks/overhead/per_call.py --counts --out benchmarks/results/overhead/per_call.md
 """
 
 from __future__ import annotations
@@ -49,6 +56,9 @@ from isoline.acquisition import negated
 from isoline.bench.report import git_commit
 from isoline.bench.stats import to_markdown
 from isoline.models.gp import fit_gp
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import whole_run  # noqa: E402  (the whole-run benchmark's runs, reused)
 
 CELLS = ((5, 40), (10, 60), (10, 100), (25, 100), (25, 200))
 
@@ -181,9 +191,65 @@ def one_cell(d: int, n: int) -> dict[str, float]:
     return row
 
 
+class CallCounter:
+    """Counts calls of a method and, with ``point_dims``, the points of its first argument
+    (a tensor whose last ``point_dims`` dimensions make one point)."""
+
+    def __init__(self, owner: type, name: str, point_dims: int | None = None) -> None:
+        self.owner, self.name, self.point_dims = owner, name, point_dims
+        self.calls = 0
+        self.points = 0
+
+    def __enter__(self) -> CallCounter:
+        self.original = getattr(self.owner, self.name)
+        counter = self
+
+        def counted(obj: object, *args: torch.Tensor, **kwargs: object) -> object:
+            counter.calls += 1
+            if counter.point_dims is not None:
+                x = args[0]
+                counter.points += int(np.prod(x.shape[: x.ndim - counter.point_dims]))
+            return counter.original(obj, *args, **kwargs)
+
+        setattr(self.owner, self.name, counted)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        setattr(self.owner, self.name, self.original)
+
+
+def call_counts(d: int, budget: int, seed: int = 0) -> list[dict[str, float]]:
+    """Likelihood and acquisition-posterior calls per suggestion over one whole run."""
+    out = []
+    with (
+        CallCounter(ExactMarginalLogLikelihood, "forward") as mll,
+        CallCounter(qLogExpectedImprovement, "forward", 1) as acq,
+    ):
+        res = whole_run.run_isoline("gp-ei", 1, d, budget, seed)
+    n_model = budget - max(2, min(2 * d, 20))
+    out.append({"d": d, "budget": budget, "contender": "gp-ei", "model-based asks": n_model,
+                "likelihood calls per ask": mll.calls / n_model,
+                "acquisition calls per ask": acq.calls / n_model,
+                "acquisition points per ask": acq.points / n_model,
+                "suggestion CPU s": res["cpu"], "final best": res["best"]})  # fmt: skip
+    n_model = budget - 10  # GPSampler's 10 random start-up trials
+    with (
+        CallCounter(GPRegressor, "marginal_log_likelihood") as mll,
+        CallCounter(GPRegressor, "posterior", 1) as acq,
+    ):
+        res = whole_run.run_optuna(d, budget, seed)
+    out.append({"d": d, "budget": budget, "contender": "Optuna GP", "model-based asks": n_model,
+                "likelihood calls per ask": mll.calls / n_model,
+                "acquisition calls per ask": acq.calls / n_model,
+                "acquisition points per ask": acq.points / n_model,
+                "suggestion CPU s": res["cpu"], "final best": res["best"]})  # fmt: skip
+    return out
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, required=True, help="markdown file to write")
+    ap.add_argument("--counts", action="store_true", help="also count calls over whole runs")
     args = ap.parse_args(argv)
     torch.set_num_threads(1)
     with warnings.catch_warnings():
@@ -209,6 +275,15 @@ def main(argv: list[str] | None = None) -> None:
         + to_markdown(ratios)
         + "\n"
     )
+    if args.counts:
+        counts = [row for d, budget in whole_run.CELLS if d <= 10 for row in call_counts(d, budget)]
+        text += (
+            "\nCalls over one whole run (Ackley, seed 0, `whole_run.py`'s cells at d = 5 and "
+            "10), per model-based suggestion (gp-ei: after its 2 d initial points; GPSampler: "
+            "after its 10 start-up trials). A likelihood call is one value and gradient of the "
+            "fit; an acquisition call is one batched posterior evaluation (restarts together, "
+            "or the raw samples):\n\n" + to_markdown(counts) + "\n"
+        )
     args.out.write_text(text)
     print(text)
 
