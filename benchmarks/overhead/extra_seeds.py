@@ -19,7 +19,7 @@ import numpy as np
 
 import isoline as iso
 from isoline.problems import get as get_problem
-from isoline.threads import limit_threads
+from isoline.threads import single_threaded
 
 
 def main() -> None:
@@ -30,7 +30,7 @@ def main() -> None:
         opt = iso.Optimizer(problem.space, spec.get("method", "gp-ei"), seed=seed,
                             **spec.get("options", {}))  # fmt: skip
         cpu, best = 0.0, np.inf
-        with limit_threads(1):
+        with single_threaded():
             for _ in range(budget):
                 t = time.process_time()
                 X = opt.ask(1)

@@ -18,7 +18,7 @@ isoline's acquisitions: BoTorch's ``qLogExpectedImprovement`` with 512 quasi-MC 
 (gp-ei's default) and the analytic ``LogExpectedImprovement``; Optuna's: its ``logei`` on
 ``GPRegressor.posterior``. Optuna's ``optuna._gp`` is a private module (Optuna 5.0).
 
-CPU time of one torch thread, the median over 5 blocks of repeated calls.
+CPU time on one torch and one BLAS thread, the median over 5 blocks of repeated calls.
 
 ``--counts`` adds how many such calls a whole run makes: gp-ei (defaults) and GPSampler on
 ``whole_run.py``'s Ackley cells at d = 5 and 10 (one seed), counting calls of the
@@ -56,6 +56,7 @@ from isoline.acquisition import negated
 from isoline.bench.report import git_commit
 from isoline.bench.stats import to_markdown
 from isoline.models.gp import fit_gp
+from isoline.threads import single_threaded
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import whole_run  # noqa: E402  (the whole-run benchmark's runs, reused)
@@ -251,8 +252,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--out", type=Path, required=True, help="markdown file to write")
     ap.add_argument("--counts", action="store_true", help="also count calls over whole runs")
     args = ap.parse_args(argv)
-    torch.set_num_threads(1)
-    with warnings.catch_warnings():
+    with single_threaded(), warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # Sobol sizes that are not powers of 2
         rows = [one_cell(d, n) for d, n in CELLS]
     ratios = [
@@ -276,7 +276,10 @@ def main(argv: list[str] | None = None) -> None:
         + "\n"
     )
     if args.counts:
-        counts = [row for d, budget in whole_run.CELLS if d <= 10 for row in call_counts(d, budget)]
+        with single_threaded():
+            counts = [
+                row for d, budget in whole_run.CELLS if d <= 10 for row in call_counts(d, budget)
+            ]
         text += (
             "\nCalls over one whole run (Ackley, seed 0, `whole_run.py`'s cells at d = 5 and "
             "10), per model-based suggestion (gp-ei: after its 2 d initial points; GPSampler: "

@@ -13,11 +13,14 @@ with seed = repetition) every contender makes one suggestion from the same n poi
   ``fit_gpytorch_mll`` + ``qLogExpectedImprovement`` + ``optimize_acqf`` with the same
   ``num_restarts=10, raw_samples=512``, refitted from scratch as in BoTorch's tutorial
   loop; run with torch's default thread count (what a user gets) and on one torch thread
-  (as isoline and Optuna's GPSampler run).
+  (as isoline's asks run: one torch and one BLAS thread).
 * ``optuna GPSampler``: inside a loop too: a study with n - 1 completed trials is asked
   once (not timed; GPSampler caches its kernel parameters), that trial is marked failed,
   the n-th point is added as a completed trial, and the next ``study.ask`` (which runs
-  ``GPSampler.sample_relative``) is timed.
+  ``GPSampler.sample_relative``) is timed, on one torch and one BLAS thread
+  (``isoline.threads.single_threaded``, as isoline's asks run: GPSampler limits torch's
+  threads itself but OpenBLAS's only by an environment variable, which does not reach an
+  OpenBLAS numpy has loaded; until 2026-11-26 it was timed with two BLAS threads).
 
 Quality: the true objective value f(x) of the suggestion (lower is better), and its log
 expected improvement under one reference model (a BoTorch-default GP fitted to the same
@@ -53,7 +56,7 @@ import isoline
 from isoline.designs import sobol
 from isoline.methods.registry import make_method
 from isoline.problems import get as get_problem
-from isoline.threads import limit_threads
+from isoline.threads import single_threaded
 
 ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "benchmarks" / "results" / "overhead"
@@ -97,7 +100,7 @@ def botorch_loop(X: np.ndarray, y: np.ndarray, seed: int) -> np.ndarray:
 
 
 def botorch_loop_1t(X: np.ndarray, y: np.ndarray, seed: int) -> np.ndarray:
-    with limit_threads(1):
+    with single_threaded():
         return botorch_loop(X, y, seed)
 
 
@@ -144,7 +147,11 @@ def suggest(name: str, X: np.ndarray, y: np.ndarray, seed: int) -> tuple[np.ndar
         fn = {"botorch loop": botorch_loop, "botorch loop 1 thread": botorch_loop_1t}[name]
         fn = functools.partial(fn, X, y, seed)
     w, c = time.perf_counter(), time.process_time()
-    x = fn()
+    if name == "optuna GPSampler":
+        with single_threaded():  # GPSampler limits torch, and BLAS only by environment
+            x = fn()
+    else:
+        x = fn()
     return x, time.perf_counter() - w, time.process_time() - c
 
 

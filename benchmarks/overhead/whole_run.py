@@ -25,8 +25,13 @@ The "x GPSampler" column divides by the GPSampler runs of the same commit's file
 GPSampler with every batch of contenders (``--only gp-ei optuna-gp``), since per-seed
 interleaving puts both under the same load of the machine.
 
-Everything runs on one torch thread (as isoline's methods and GPSampler do); the machine's
-other load shows in wall time, not in CPU time. Results go to a JSON-lines file, one line per
+Every contender runs on one torch thread and one BLAS thread (``isoline.threads.single_threaded``,
+as isoline's asks always run). GPSampler limits torch's threads itself, and OpenBLAS's only
+through an environment variable, which does not reach an OpenBLAS that numpy has already
+loaded: until 2026-11-26 this script limited torch alone, and GPSampler then spun two BLAS
+threads, which under the machine's other load multiplied its CPU (d = 5, seed 0: 16-18 s
+against 1.5-1.7 s with one BLAS thread, the same trajectory). The machine's other load
+still shows in CPU time a little, and in wall time more. Results go to a JSON-lines file, one line per
 (cell, contender, seed), so an interrupted run resumes; ``summary`` writes the table.
 
 Usage::
@@ -68,7 +73,7 @@ import isoline.models.gp as gp_module
 from isoline.bench.report import git_commit
 from isoline.designs import sobol
 from isoline.problems import get as get_problem
-from isoline.threads import limit_threads
+from isoline.threads import single_threaded
 
 CELLS = [(5, 60), (10, 100), (25, 200)]
 SEEDS = range(5)
@@ -239,7 +244,7 @@ def run(out: Path, only: list[str] | None, dims: list[int] | None, seeds: list[i
             for name in CONTENDERS:
                 if (d, name, seed) in done or (only and name not in only):
                     continue
-                with limit_threads(1):
+                with single_threaded():
                     if name in ISOLINE:
                         r = run_isoline(name, ISOLINE[name], d, budget, seed)
                     elif name in VARIANTS:
