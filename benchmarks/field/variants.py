@@ -51,10 +51,11 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--variants", required=True, help="regular expression on variant labels")
     ap.add_argument("--out", required=True)
     ap.add_argument("--seeds", help="only these seeds, e.g. 5-9")
+    ap.add_argument("--problems", help="regular expression on problem labels: only these")
     ap.add_argument("--methods", help="regular expression on contender labels: only these")
     ap.add_argument("--name", default="variants.md", help="file written in --out")
     args = ap.parse_args(argv)
-    cfg = _contenders(load_config(args.config).subset(seeds=args.seeds), args.methods)
+    cfg = _contenders(load_config(args.config).subset(seeds=args.seeds, problems=args.problems), args.methods)
     labels, cells, F, _ = _cells(cfg, collect(cfg, args.storage))
     if not cells:
         raise SystemExit("no cell has a complete run of every contender yet")
