@@ -4,8 +4,10 @@ For each number of observations n (d = 10, Ackley on [-2, 2]^10, n scrambled Sob
 with seed = repetition) every contender makes one suggestion from the same n points:
 
 * ``isoline gp-ei``: the method as it runs inside a loop: it was told the first n - 1
-  points and asked once (not timed; this leaves its warm-start hyperparameters), then told
-  the n-th point; the next ``ask()`` is timed. Default RBF kernel (as BoTorch's loop).
+  points and asked once (not timed; this leaves its warm-start hyperparameters; the point
+  is withdrawn, since the data's n-th point replaces it: since gp-ei treats asked points
+  as pending, a point never told would otherwise steer the timed ask away from itself),
+  then told the n-th point; the next ``ask()`` is timed. Default RBF kernel (as BoTorch's loop).
 * ``isoline gp-ei matern52``: the same with ``kernel="matern52"``.
 * ``isoline gp-ei cold``: a fresh method told all n points (``warm_start`` has nothing
   to start from), time ``ask()``.
@@ -79,7 +81,9 @@ def isoline_ei(X: np.ndarray, y: np.ndarray, seed: int, kernel: str, in_loop: bo
     )
     if in_loop:
         m.tell(X[:-1], y[:-1])
-        m.ask()  # the previous iteration of the loop
+        # the previous iteration of the loop, whose point is replaced by X[-1]: withdrawn, or
+        # it would stay pending (asked, never told) and the timed ask would avoid it
+        m.withdraw(m.ask())
         m.tell(X[-1:], y[-1:])
     else:
         m.tell(X, y)
