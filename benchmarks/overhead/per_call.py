@@ -267,7 +267,7 @@ def main(argv: list[str] | None = None) -> None:
     text = (
         "# One call of the GP stack: isoline (BoTorch/GPyTorch) against Optuna's GP\n\n"
         f"`{' '.join(['python', *sys.argv])}` at {git_commit()}, torch {torch.__version__}, "
-        f"Optuna {optuna.__version__}, one torch thread. CPU milliseconds per call (median of "
+        f"Optuna {optuna.__version__}, one torch and one BLAS thread. CPU milliseconds per call (median of "
         "5 blocks). 'posterior agreement' is the largest relative difference between the two "
         "libraries' posterior mean and variance at 64 points with the same hyperparameters.\n\n"
         + to_markdown(rows)
