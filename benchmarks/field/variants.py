@@ -55,7 +55,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--methods", help="regular expression on contender labels: only these")
     ap.add_argument("--name", default="variants.md", help="file written in --out")
     args = ap.parse_args(argv)
-    cfg = _contenders(load_config(args.config).subset(seeds=args.seeds, problems=args.problems), args.methods)
+    cfg = _contenders(
+        load_config(args.config).subset(seeds=args.seeds, problems=args.problems), args.methods
+    )
     labels, cells, F, _ = _cells(cfg, collect(cfg, args.storage))
     if not cells:
         raise SystemExit("no cell has a complete run of every contender yet")
