@@ -56,22 +56,13 @@ from isoline.acquisition import negated
 from isoline.bench.report import git_commit
 from isoline.bench.stats import to_markdown
 from isoline.models.gp import fit_gp
+from isoline.problems import get as get_problem
 from isoline.threads import single_threaded
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import whole_run  # noqa: E402  (the whole-run benchmark's runs, reused)
 
 CELLS = ((5, 40), (10, 60), (10, 100), (25, 100), (25, 200))
-
-
-def ackley(X: np.ndarray) -> np.ndarray:
-    Z = 4.0 * X - 2.0
-    return (
-        -20.0 * np.exp(-0.2 * np.sqrt((Z**2).mean(1)))
-        - np.exp(np.cos(2 * np.pi * Z).mean(1))
-        + 20.0
-        + np.e
-    )
 
 
 def cpu_ms(call: Callable[[], object], min_seconds: float = 0.3, blocks: int = 5) -> float:
@@ -96,7 +87,8 @@ def cpu_ms(call: Callable[[], object], min_seconds: float = 0.3, blocks: int = 5
 
 def one_cell(d: int, n: int) -> dict[str, float]:
     X = qmc.Sobol(d, seed=0).random(n)
-    y = ackley(X)
+    problem = get_problem("ackley", dim=d)  # on [-2, 2]^d, as whole_run.py
+    y = problem.evaluate_batch(problem.space.from_unit(X))
     gp = fit_gp(X, y, kernel="matern52", priors="optuna", mean="zero")
     model = gp.model
     ys = model.train_targets.detach()  # standardized y, as the model sees it
