@@ -55,6 +55,7 @@ from scipy.stats import qmc
 from isoline.acquisition import negated
 from isoline.bench.report import git_commit
 from isoline.bench.stats import to_markdown
+from isoline.methods.registry import get_method
 from isoline.models.gp import fit_gp
 from isoline.problems import get as get_problem
 from isoline.threads import single_threaded
@@ -211,31 +212,38 @@ class CallCounter:
         setattr(self.owner, self.name, self.original)
 
 
-def call_counts(d: int, budget: int, seed: int = 0) -> list[dict[str, float]]:
+def _counts_row(
+    d: int,
+    budget: int,
+    contender: str,
+    n_model: int,
+    mll: CallCounter,
+    acq: CallCounter,
+    res: dict[str, float],
+) -> dict[str, float | str]:
+    return {"d": d, "budget": budget, "contender": contender, "model-based asks": n_model,
+            "likelihood calls per ask": mll.calls / n_model,
+            "acquisition calls per ask": acq.calls / n_model,
+            "acquisition points per ask": acq.points / n_model,
+            "suggestion CPU s": res["cpu"], "final best": res["best"]}  # fmt: skip
+
+
+def call_counts(d: int, budget: int, seed: int = 0) -> list[dict[str, float | str]]:
     """Likelihood and acquisition-posterior calls per suggestion over one whole run."""
-    out = []
     with (
         CallCounter(ExactMarginalLogLikelihood, "forward") as mll,
         CallCounter(qLogExpectedImprovement, "forward", 1) as acq,
     ):
         res = whole_run.run_isoline("gp-ei", 1, d, budget, seed)
-    n_model = budget - max(2, min(2 * d, 20))
-    out.append({"d": d, "budget": budget, "contender": "gp-ei", "model-based asks": n_model,
-                "likelihood calls per ask": mll.calls / n_model,
-                "acquisition calls per ask": acq.calls / n_model,
-                "acquisition points per ask": acq.points / n_model,
-                "suggestion CPU s": res["cpu"], "final best": res["best"]})  # fmt: skip
-    n_model = budget - 10  # GPSampler's 10 random start-up trials
+    n_init = get_method("gp-ei").default_n_init(d)
+    out = [_counts_row(d, budget, "gp-ei", budget - n_init, mll, acq, res)]
     with (
         CallCounter(GPRegressor, "marginal_log_likelihood") as mll,
         CallCounter(GPRegressor, "posterior", 1) as acq,
     ):
         res = whole_run.run_optuna(d, budget, seed)
-    out.append({"d": d, "budget": budget, "contender": "Optuna GP", "model-based asks": n_model,
-                "likelihood calls per ask": mll.calls / n_model,
-                "acquisition calls per ask": acq.calls / n_model,
-                "acquisition points per ask": acq.points / n_model,
-                "suggestion CPU s": res["cpu"], "final best": res["best"]})  # fmt: skip
+    # GPSampler's 10 random start-up trials
+    out.append(_counts_row(d, budget, "Optuna GP", budget - 10, mll, acq, res))
     return out
 
 

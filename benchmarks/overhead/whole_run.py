@@ -72,6 +72,7 @@ import isoline.acquisition as acquisition_module
 import isoline.models.gp as gp_module
 from isoline.bench.report import git_commit
 from isoline.designs import sobol
+from isoline.methods.registry import get_method
 from isoline.problems import get as get_problem
 from isoline.threads import single_threaded
 
@@ -202,7 +203,7 @@ def run_optuna(d: int, budget: int, seed: int) -> dict[str, Any]:
 
 def run_botorch(d: int, budget: int, seed: int) -> dict[str, Any]:
     problem = get_problem("ackley", dim=d, seed=seed)
-    n_init = max(2, min(2 * d, 20))
+    n_init = get_method("gp-ei").default_n_init(d)  # isoline's initial design size
     U = sobol(n_init, d, seed=seed)
     Y = np.array([value(problem, problem.space.from_unit(u)) for u in U])
     clock, halves = Clock(), Clock()
