@@ -103,13 +103,17 @@ def _v1_store(path: Path, blob: bytes, trials: list[tuple]) -> None:
 
 
 def test_resuming_a_hostile_v1_store_runs_no_code_and_continues_exactly(tmp_path: Path) -> None:
-    full = iso.minimize(sphere, box(), "gp-ei", budget=10, seed=5, n_init=4)
+    # a v1 study records no option defaults: it resumes with gp-ei's defaults of that time
+    old = {"kernel": "rbf", "priors": "botorch"}
+    full = iso.minimize(sphere, box(), "gp-ei", budget=10, seed=5, n_init=4, **old)
     marker = tmp_path / "pwned"
     stored = [(x, y) for x, y in zip(full.x_iters[:6], full.func_vals[:6])]
     stored[-1] = (stored[-1][0], None)  # the 6th evaluation was in flight
     db = tmp_path / "old.db"
     _v1_store(db, pickle.dumps(_Payload(str(marker))), stored)
-    res = iso.minimize(sphere, box(), "gp-ei", budget=10, seed=5, n_init=4, storage=db, study="s")
+    res = iso.minimize(
+        sphere, box(), "gp-ei", budget=10, seed=5, n_init=4, storage=db, study="s", **old
+    )
     assert not marker.exists()
     np.testing.assert_array_equal(res.x_iters, full.x_iters)
     np.testing.assert_array_equal(res.func_vals, full.func_vals)

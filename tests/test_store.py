@@ -1,3 +1,4 @@
+import json
 import sqlite3
 
 import numpy as np
@@ -88,6 +89,47 @@ def test_resume_with_other_settings_is_refused(tmp_path) -> None:
         iso.minimize(sphere, box, "random", budget=3, seed=2, storage=db, study="s")
     with pytest.raises(StoreError, match="method"):
         iso.minimize(sphere, box, "sobol", budget=3, seed=1, storage=db, study="s")
+
+
+def _edit_attrs(db: str, study: str, edit) -> None:
+    con = sqlite3.connect(db)
+    (text,) = con.execute("SELECT attrs FROM studies WHERE name = ?", (study,)).fetchone()
+    attrs = json.loads(text)
+    edit(attrs)
+    con.execute("UPDATE studies SET attrs = ? WHERE name = ?", (json.dumps(attrs), study))
+    con.commit()
+    con.close()
+
+
+def test_options_compare_by_their_effective_values_across_default_changes(tmp_path) -> None:
+    db = str(tmp_path / "r.db")
+    box = iso.Box([0, 0], [1, 1])
+    iso.minimize(sphere, box, "gp-ei", budget=3, seed=1, storage=db, study="s")
+    # a default given explicitly is the same setting
+    iso.minimize(sphere, box, "gp-ei", budget=3, seed=1, storage=db, study="s", num_restarts=10)
+    _edit_attrs(db, "s", lambda a: a["defaults"].update(num_restarts=5))
+    with pytest.raises(StoreError) as err:
+        iso.minimize(sphere, box, "gp-ei", budget=4, seed=1, storage=db, study="s")
+    assert "num_restarts: stored 5 (the default then), given 10 (the default now)" in str(err.value)
+    assert "pass num_restarts=5" in str(err.value)
+    res = iso.minimize(
+        sphere, box, "gp-ei", budget=4, seed=1, storage=db, study="s", num_restarts=5
+    )
+    assert len(res.func_vals) == 4
+
+
+def test_a_study_without_recorded_defaults_resumes_with_the_old_ones(tmp_path) -> None:
+    db = str(tmp_path / "r.db")
+    box = iso.Box([0, 0], [1, 1])
+    iso.minimize(sphere, box, "gp-ei", budget=3, seed=1, storage=db, study="s")
+    _edit_attrs(db, "s", lambda a: a.pop("defaults"))  # as isoline wrote it before 0.x
+    with pytest.raises(StoreError, match="pass kernel='rbf', priors='botorch'"):
+        iso.minimize(sphere, box, "gp-ei", budget=4, seed=1, storage=db, study="s")
+    res = iso.minimize(
+        sphere, box, "gp-ei", budget=4, seed=1, storage=db, study="s",
+        kernel="rbf", priors="botorch",
+    )  # fmt: skip
+    assert len(res.func_vals) == 4
 
 
 def test_larger_budget_continues_a_finished_study(tmp_path) -> None:

@@ -25,7 +25,7 @@ SEEDS = (100, 101)
 VARIANTS = {
     "NeuralBO scaled": ("neuralbo", dict(nu=0.1, n_candidates=10000, inputs="scaled")),
     "NeuralBO sphere": ("neuralbo", dict(nu=0.1, n_candidates=10000, inputs="sphere")),
-    "GP-EI": ("gp-ei", dict(num_restarts=2, raw_samples=128)),
+    "GP-EI": ("gp-ei", dict(num_restarts=2, raw_samples=128, kernel="rbf", priors="botorch")),
 }
 
 

@@ -65,7 +65,7 @@ ACQ = {"num_restarts": 2, "raw_samples": 128}
 METHODS: list[tuple[str, str, dict[str, Any]]] = [
     ("paper-gp-ei", "paper GP-EI (raw inputs)", {"n_init": N_INIT, "inputs": "raw", **ACQ}),
     ("paper-gp-ei", "paper GP-EI (fixed)", {"n_init": N_INIT, "inputs": "normalized", **ACQ}),
-    ("gp-ei", "GP-EI", {"n_init": N_INIT, **ACQ}),
+    ("gp-ei", "GP-EI", {"n_init": N_INIT, "kernel": "rbf", "priors": "botorch", **ACQ}),
     ("neuralbo", "NeuralBO", {"n_init": N_INIT, "n_candidates": 10_000}),
     ("neuralbo", "NeuralBO authors", {"n_init": N_INIT, "preset": "authors"}),
     ("random", "Random", {}),

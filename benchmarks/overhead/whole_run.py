@@ -17,6 +17,9 @@ excluded) and the final best value, so speed is never read without quality:
   sequentially and warns;
 * variants of isoline methods with non-default options (``VARIANTS``, e.g. gp-ei with a
   looser hyperparameter fit), each compared seed by seed with its method's defaults;
+  gp-ei's variants start from ``OLD_GP_EI`` (RBF kernel, BoTorch's priors), its defaults
+  until they became Matern-5/2 under Optuna's priors, against which they were measured;
+  ``gp-ei:rbf-botorch`` is those old defaults themselves;
 * BoTorch's tutorial loop: ``SingleTaskGP`` (defaults) + ``fit_gpytorch_mll`` +
   ``qLogExpectedImprovement`` + ``optimize_acqf(num_restarts=10, raw_samples=512)``,
   refitted every step, after 2d Sobol points (isoline's default initial design size).
@@ -81,12 +84,18 @@ SEEDS = range(5)
 ISOLINE = {"gp-ei": 1, "gp-ucb": 1, "turbo": 1, "la-minucb": 1, "bkop": 4}
 #: isoline methods with non-default options: name -> (method, options); compared seed by
 #: seed with the method's defaults run by the same commit
+#: gp-ei's defaults before Matern-5/2 with Optuna's priors (the base of its variants)
+OLD_GP_EI = {"kernel": "rbf", "priors": "botorch"}
 VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
-    "gp-ei:lean-fit": ("gp-ei", {"fit_ftol": 1e-6, "refit_growth": 0.05}),
-    "gp-ei:lean": ("gp-ei", {"fit_ftol": 1e-6, "refit_growth": 0.05, "mc_samples": 256}),
-    "gp-ei:ftol": ("gp-ei", {"fit_ftol": 1e-6}),
-    "gp-ei:mc128": ("gp-ei", {"mc_samples": 128}),
-    "gp-ei:logfit": ("gp-ei", {"log_params": True}),
+    "gp-ei:rbf-botorch": ("gp-ei", OLD_GP_EI),
+    "gp-ei:lean-fit": ("gp-ei", {**OLD_GP_EI, "fit_ftol": 1e-6, "refit_growth": 0.05}),
+    "gp-ei:lean": (
+        "gp-ei",
+        {**OLD_GP_EI, "fit_ftol": 1e-6, "refit_growth": 0.05, "mc_samples": 256},
+    ),
+    "gp-ei:ftol": ("gp-ei", {**OLD_GP_EI, "fit_ftol": 1e-6}),
+    "gp-ei:mc128": ("gp-ei", {**OLD_GP_EI, "mc_samples": 128}),
+    "gp-ei:logfit": ("gp-ei", {**OLD_GP_EI, "log_params": True}),
     "la-minucb:logfit": ("la-minucb", {"log_params": True}),
 }
 CONTENDERS = [*ISOLINE, *VARIANTS, "optuna-gp", "botorch-loop"]

@@ -35,9 +35,6 @@ HIGH_DIM = 20
 LOCAL_MAX_DIM = 10
 #: the same for a noisy objective (measured up to here)
 NOISY_LOCAL_MAX_DIM = 5
-#: gp-ei's options for typed spaces: Optuna GPSampler's GP priors and kernel
-#: (evidence in the "discrete" rule)
-TYPED_SPACE_OPTIONS = {"kernel": "matern52", "priors": "optuna"}
 
 
 @dataclass(frozen=True)
@@ -142,8 +139,8 @@ RULES: tuple[Rule, ...] = (
         "(benchmarks/results/field/hpo_ingredients/) it ranked 4.16 of 11 contenders where "
         "the defaults ranked 4.81 (Optuna GP 3.38), the best of seven of GPSampler's "
         "settings tried one at a time. benchmarks/results/spaces/hpo_mixed_vs_relaxed.md: "
-        "the typed space (rounding GP) beats the relaxed one",
-        options=lambda s: dict(TYPED_SPACE_OPTIONS),
+        "the typed space (rounding GP) beats the relaxed one; these settings are gp-ei's "
+        "defaults since BBOB confirmed them (benchmarks/results/field/bbob_confirm/)",
     ),
     Rule(
         "rescaled",
@@ -155,8 +152,7 @@ RULES: tuple[Rule, ...] = (
         "integer or categorical parameters, COBYQA (the low-dim-local rule's choice, "
         "taken from BBOB's smooth functions) ranked 7.9 of 11 contenders and gp-ei 4.8: a "
         "cross-validated score is a step function of the hyperparameters, which a "
-        "trust-region interpolation method cannot descend; options as the discrete rule's",
-        options=lambda s: dict(TYPED_SPACE_OPTIONS),
+        "trust-region interpolation method cannot descend",
     ),
     Rule(
         "high-dim-noisy",

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from isoline.auto import AUTO
-from isoline.methods.registry import get_method
+from isoline.methods.registry import get_method, option_defaults
 from isoline.optimizer import Optimizer, Result
 from isoline.parallel import evaluate_batch, make_executor, shutdown_executor
 from isoline.params import Space
@@ -235,7 +235,10 @@ class _Run:
         rec = store.get_study(name)
         reopened = rec is not None
         if rec is None:
-            attrs: dict[str, Any] = {"isoline": _version()}
+            attrs: dict[str, Any] = {
+                "isoline": _version(),
+                "defaults": _jsonable(option_defaults(s.method)),
+            }
             if opt.choice is not None:
                 attrs["auto"] = opt.choice.to_dict()
             rec = store.create_study(name, s.method, s.seed, s.batch_size, s.options,
@@ -362,28 +365,70 @@ class _FailureWatch:
             )
 
 
+#: Method defaults changed since studies began recording theirs (``attrs["defaults"]``):
+#: a study stored without that record was created with these values.
+DEFAULTS_BEFORE_RECORD: dict[str, dict[str, Any]] = {
+    "gp-ei": {"kernel": "rbf", "priors": "botorch"},
+}
+
+
+def _stored_defaults(rec: StudyRecord) -> dict[str, Any]:
+    """The method's option defaults when ``rec`` was created."""
+    if "defaults" in rec.attrs:
+        return dict(rec.attrs["defaults"])
+    now = _jsonable(option_defaults(rec.method))
+    return {**now, **DEFAULTS_BEFORE_RECORD.get(rec.method, {})}
+
+
 def _check_same_settings(rec: StudyRecord, s: _Settings, space: Box | Space) -> None:
+    """Refuse to resume ``rec`` with other settings than it was created with.
+
+    Options compare by their effective values, the given ones over the method's defaults,
+    so a study goes on with the options it began with even after a default changed (pass
+    the old value to resume it) and passing a default explicitly changes nothing."""
     if rec.resume_format not in RESUME_FORMATS:
         raise StoreError(
             f"study {rec.name!r} was written with resume format {rec.resume_format!r}; this "
             f"isoline continues {list(RESUME_FORMATS)}: upgrade isoline to resume it"
         )
-    stored = (rec.method, rec.seed, rec.batch_size, rec.options, rec.space)
-    wanted = (s.method, s.seed, s.batch_size, s.options, space.to_dict())
-    if stored != wanted:
-        labels = ("method", "seed", "batch_size", "options", "space")
-        diff = [
-            _space_difference(a, b) if k == "space" else f"{k}: stored {a!r}, given {b!r}"
-            for k, a, b in zip(labels, stored, wanted)
-            if a != b
-        ]
-        chose = rec.attrs.get("auto")
-        hint = (
-            f"; method='auto' chose {chose['method']!r} (rule {chose['rule']!r}) when the study "
-            "was created: pass that method and its stored options to resume it"
-            if chose and s.method != rec.method
-            else ""
+    diff = [
+        f"{k}: stored {a!r}, given {b!r}"
+        for k, a, b in (
+            ("method", rec.method, s.method),
+            ("seed", rec.seed, s.seed),
+            ("batch_size", rec.batch_size, s.batch_size),
         )
+        if a != b
+    ]
+    hint = ""
+    if rec.method != s.method:
+        if rec.options != s.options:
+            diff.append(f"options: stored {rec.options!r}, given {s.options!r}")
+        chose = rec.attrs.get("auto")
+        if chose:
+            hint = (
+                f"; method='auto' chose {chose['method']!r} (rule {chose['rule']!r}) when the "
+                "study was created: pass that method and its stored options to resume it"
+            )
+    else:
+        then = {**_stored_defaults(rec), **rec.options}
+        now = {**_jsonable(option_defaults(s.method)), **s.options}
+        changed = sorted(k for k in then.keys() | now.keys() if then.get(k) != now.get(k))
+        diff += [
+            f"option {k}: stored {then.get(k)!r}{'' if k in rec.options else ' (the default then)'}"
+            f", given {now.get(k)!r}{'' if k in s.options else ' (the default now)'}"
+            for k in changed
+        ]
+        moved = [k for k in changed if k not in rec.options and k not in s.options]
+        if moved:
+            pins = ", ".join(f"{k}={then.get(k)!r}" for k in moved)
+            hint = (
+                f"; {s.method}'s defaults changed since the study was created: pass {pins} "
+                "to resume it with the settings it began with"
+            )
+    if rec.space != space.to_dict():
+        diff.append(_space_difference(rec.space, space.to_dict()))
+    if diff:
         raise StoreError(f"study {rec.name!r} exists with other settings ({'; '.join(diff)}){hint}")
 
 

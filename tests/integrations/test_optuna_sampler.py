@@ -44,14 +44,16 @@ def test_same_seed_same_trials() -> None:
 
 
 def test_maximize_failures_and_pruning_reach_the_method() -> None:
-    calls = {"n": 0}
+    left = {"crash": 1, "prune": 1}
 
     def objective(trial: optuna.Trial) -> float:
-        calls["n"] += 1
         x = trial.suggest_float("x", 0.0, 1.0)
-        if calls["n"] == 4:
+        # once each, away from the maximum: a failure is imputed with the worst value seen
+        if x > 0.6 and left["crash"]:
+            left["crash"] -= 1
             raise RuntimeError("simulator crashed")
-        if calls["n"] == 5:
+        if x < 0.15 and left["prune"]:
+            left["prune"] -= 1
             trial.report(-0.5, step=1)
             raise optuna.TrialPruned()
         return -((x - 0.3) ** 2)

@@ -65,7 +65,7 @@ def test_warm_start_keeps_fitted_hyperparameters_and_can_be_disabled(
     assert all(c["fit"] for c in calls)  # refit_growth=0: a fit at every proposal
     assert warm_calls[0]["init"] is None and all(c["init"] is not None for c in warm_calls[1:])
     assert all(c["init"] is None for c in cold_calls)
-    assert m._gp_state is not None and "covar_module.raw_lengthscale" in m._gp_state
+    assert m._gp_state is not None and any(k.endswith("raw_lengthscale") for k in m._gp_state)
     assert m.best[1] < 0.01 and cold.best[1] < 0.01  # random search: ~0.044 on average
 
 
@@ -123,6 +123,7 @@ def test_ucb_beta_schedule() -> None:
         ("gp-ei", dict(log_params=1), "log_params"),
         ("gp-ei", dict(priors="sklearn"), "priors"),
         ("gp-ucb", dict(priors="optuna", log_params=True), "priors='optuna'"),
+        ("gp-ei", dict(log_params=True), "needs priors='botorch'"),
         ("gp-ei", dict(discrete_search="all"), "discrete_search"),
         ("la-minucb", dict(fit_ftol=-1.0), "fit_ftol"),
         ("la-minucb", dict(log_params="yes"), "log_params"),
@@ -133,6 +134,16 @@ def test_bad_options(name: str, options: dict, match: str) -> None:
         make_method(name, 2, **options)
     with pytest.raises(TypeError, match="unknown option"):
         make_method(name, 2, bogus=1)
+
+
+def test_gp_ei_defaults_to_optunas_priors_and_matern_the_others_to_the_papers_gp() -> None:
+    ei = make_method("gp-ei", 2)
+    assert (ei.kernel, ei.priors) == ("matern52", "optuna")
+    for name in ("gp-ucb", "gp-ts"):
+        m = make_method(name, 2)
+        assert (m.kernel, m.priors) == ("rbf", "botorch")
+    paper = make_method("gp-ei", 2, kernel="rbf", priors="botorch", log_params=True)
+    assert (paper.kernel, paper.priors, paper.log_params) == ("rbf", "botorch", True)
 
 
 def test_threads_are_restored_after_a_proposal() -> None:

@@ -54,10 +54,10 @@ class _GPMethod(Method):
     """Shared options and model fitting of the GP methods.
 
     Options:
-        kernel: ``"rbf"`` (default) or ``"matern52"`` (ARD), see
-            :func:`isoline.models.gp.fit_gp`. RBF is the NeuralBO paper's kernel for these
-            baselines (§5: "the common Squared Exponential Kernel") and BoTorch's default
-            (evidence: ``benchmarks/results/defaults.md``).
+        kernel: ``"rbf"`` or ``"matern52"`` (ARD), see :func:`isoline.models.gp.fit_gp`.
+            gp-ucb and gp-ts default to RBF, the NeuralBO paper's kernel for these
+            baselines (§5: "the common Squared Exponential Kernel"); gp-ei defaults to
+            Matern-5/2 with ``priors="optuna"`` (evidence: ``benchmarks/results/defaults.md``).
         num_restarts: L-BFGS-B starts of the acquisition optimizer.
         raw_samples: Sobol points scored to pick those starts.
         warm_start: start each hyperparameter fit from the previous proposal's fitted
@@ -82,12 +82,14 @@ class _GPMethod(Method):
         start_at_best: start one more restart of the acquisition search (one point at a
             time) at the best observed point, as Optuna's GPSampler does, so the search
             always refines the incumbent's neighbourhood too.
-        priors: the GP's hyperparameter priors, ``"botorch"`` (default) or Optuna
-            GPSampler's ``"optuna"`` (:func:`isoline.models.gp.fit_gp`).
+        priors: the GP's hyperparameter priors, BoTorch's ``"botorch"`` (gp-ucb's and
+            gp-ts's default) or Optuna GPSampler's ``"optuna"`` (gp-ei's default), see
+            :func:`isoline.models.gp.fit_gp`.
         log_params: fit the lengthscales and noise in log space
             (:func:`isoline.models.gp.fit_gp`): the same priors and optimum, reached in
             fewer L-BFGS-B iterations; not the default, since whole runs ended slightly
-            worse (``benchmarks/results/overhead/whole_run.md``).
+            worse (``benchmarks/results/overhead/whole_run.md``). Only with
+            ``priors="botorch"``.
 
     The defaults of these four are the thorough ones. ``preset="fast"`` (gp-ei) sets
     ``fit_ftol=1e-6, refit_growth=0.05, acq_maxiter=50, mc_samples=256``: on whole runs
@@ -129,7 +131,10 @@ class _GPMethod(Method):
         self.priors = check_choice(priors, "priors", PRIORS)
         self.start_at_best = check_bool(start_at_best, "start_at_best")
         if self.priors == "optuna" and self.log_params:
-            raise ValueError("priors='optuna' and log_params=True cannot be combined")
+            raise ValueError(
+                "log_params=True needs priors='botorch' (priors='optuna', gp-ei's default, "
+                "fits in its own coordinates)"
+            )
         self._gp_state: dict[str, np.ndarray] | None = None
         self._fitted_at = 0
 
@@ -219,11 +224,20 @@ class GPEI(_GPMethod):
     Points still being evaluated (:meth:`~isoline.methods.base.Method.pending`: asked and
     not told, or evaluated by other workers) enter as ``X_pending``: the improvement is
     that of the batch joint with them, so asynchronous workers do not propose alike.
+
+    Its GP has a Matern-5/2 kernel under the hyperparameter priors of Optuna's GPSampler
+    (``kernel="matern52", priors="optuna"``); ``kernel="rbf", priors="botorch"`` give the
+    NeuralBO paper's GP-EI baseline.
     """
 
     name = "gp-ei"
     paper = "Jones et al., J. Glob. Optim. 1998; Ament et al., NeurIPS 2023 (LogEI)"
     presets = {"fast": fast_preset}
+
+    def __init__(
+        self, dim: int, *, kernel: str = "matern52", priors: str = "optuna", **options: Any
+    ) -> None:
+        super().__init__(dim, kernel=kernel, priors=priors, **options)
 
     def propose(self, q: int) -> np.ndarray:
         with self.torch_rng():

@@ -16,7 +16,7 @@ from typing import Any
 from isoline.methods.base import Method
 from isoline.validation import check_choice, check_int
 
-__all__ = ["MethodInfo", "register", "get_method", "make_method", "methods"]
+__all__ = ["MethodInfo", "register", "get_method", "make_method", "methods", "option_defaults"]
 
 _REGISTRY: dict[str, type[Method]] = {}
 _COMMON = ("seed", "batch_size", "n_init", "init", "space")
@@ -85,6 +85,11 @@ def get_method(name: str) -> type[Method]:
             "(or a peer of isoline.methods.peers for comparisons)"
         )
     return _REGISTRY[name]
+
+
+def option_defaults(name: str) -> dict[str, object]:
+    """The options of method ``name`` (registered or peer) and their current defaults."""
+    return _options(get_method(name))
 
 
 def make_method(name: str, dim: int, **kwargs: Any) -> Method:
