@@ -42,9 +42,9 @@ CASES = [
     (Space({"frac": Real(0.01, 0.99, logit=True), "w": Real(0, 1)}), None, 1, False, "rescaled"),
     (Space({"a": Real(0, 1), "b": Real(-2, 2)}), 64, 1, False, "low-dim-local"),
     (Space({f"x{i}": Real(1e-3, 1.0, log=True) for i in range(25)}), 300, 1, False, "high-dim"),
-    (box(25), 300, 1, True, "high-dim-noisy"),
+    (box(25), 300, 1, True, "high-dim"),
     (box(25), 300, 1, False, "high-dim"),
-    (box(120), 300, 1, True, "high-dim-noisy"),
+    (box(120), 300, 1, True, "high-dim"),
     (box(5), 100, 1, False, "low-dim-local"),
     (box(2), None, 1, False, "low-dim-local"),
     (box(5), None, 1, True, "low-dim-local"),
@@ -153,9 +153,11 @@ def test_resuming_an_auto_study_with_another_method_names_the_choice(tmp_path):
         iso.minimize(sphere, box(3), "random", budget=8, seed=1, storage=db, study="s")
 
 
-def test_noisy_changes_the_high_dimensional_choice():
-    assert auto.choose(box(30), budget=200, noisy=True).method == "minucb"
+def test_noise_changes_the_low_dimensional_choice_not_the_high_dimensional_one():
+    assert auto.choose(box(30), budget=200, noisy=True).method == "turbo"
     assert auto.choose(box(30), budget=200, noisy=False).method == "turbo"
+    assert auto.choose(box(8), budget=100, noisy=True).rule == "low-dim"
+    assert auto.choose(box(8), budget=100, noisy=False).rule == "low-dim-local"
 
 
 def test_situation_reads_types_from_the_space():
