@@ -411,25 +411,32 @@ def _check_same_settings(rec: StudyRecord, s: _Settings, space: Box | Space) -> 
                 "study was created: pass that method and its stored options to resume it"
             )
     else:
-        then = {**_stored_defaults(rec), **rec.options}
-        now = {**_jsonable(option_defaults(s.method)), **s.options}
-        changed = sorted(k for k in then.keys() | now.keys() if then.get(k) != now.get(k))
-        diff += [
-            f"option {k}: stored {then.get(k)!r}{'' if k in rec.options else ' (the default then)'}"
-            f", given {now.get(k)!r}{'' if k in s.options else ' (the default now)'}"
-            for k in changed
-        ]
-        moved = [k for k in changed if k not in rec.options and k not in s.options]
-        if moved:
-            pins = ", ".join(f"{k}={then.get(k)!r}" for k in moved)
-            hint = (
-                f"; {s.method}'s defaults changed since the study was created: pass {pins} "
-                "to resume it with the settings it began with"
-            )
+        options, hint = _option_difference(rec, s)
+        diff += options
     if rec.space != space.to_dict():
         diff.append(_space_difference(rec.space, space.to_dict()))
     if diff:
         raise StoreError(f"study {rec.name!r} exists with other settings ({'; '.join(diff)}){hint}")
+
+
+def _option_difference(rec: StudyRecord, s: _Settings) -> tuple[list[str], str]:
+    """The options of one method whose effective values differ, and how to resume."""
+    then = {**_stored_defaults(rec), **rec.options}
+    now = {**_jsonable(option_defaults(s.method)), **s.options}
+    changed = sorted(k for k in then.keys() | now.keys() if then.get(k) != now.get(k))
+    diff = [
+        f"option {k}: stored {then.get(k)!r}{'' if k in rec.options else ' (the default then)'}"
+        f", given {now.get(k)!r}{'' if k in s.options else ' (the default now)'}"
+        for k in changed
+    ]
+    moved = [k for k in changed if k not in rec.options and k not in s.options]
+    if not moved:
+        return diff, ""
+    pins = ", ".join(f"{k}={then.get(k)!r}" for k in moved)
+    return diff, (
+        f"; {s.method}'s defaults changed since the study was created: pass {pins} "
+        "to resume it with the settings it began with"
+    )
 
 
 def _space_difference(stored: Any, given: Any) -> str:
