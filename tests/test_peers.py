@@ -142,3 +142,14 @@ def test_ax_searches_a_log_range_narrower_than_it_accepts() -> None:
         assert 1e-9 <= c["eps"] <= 1e-6
         opt.tell([c], [float(np.log10(c["eps"])) + c["a"]])
     assert opt.method._log10 == {"x0"}
+
+
+def test_ax_serves_a_first_batch_larger_than_its_initialization() -> None:
+    # Ax's default strategy refuses (DataRequiredError) after its few Sobol points until
+    # results arrive; the adapter lets it exceed them when batches are asked
+    pytest.importorskip("ax")
+    opt = iso.Optimizer(iso.Box([0.0] * 3, [1.0] * 3), "ax", seed=0, batch_size=8)
+    for _ in range(2):
+        X = opt.ask()
+        assert X.shape == (8, 3) and len({tuple(x) for x in X}) == 8
+        opt.tell(X, np.sum((X - 0.3) ** 2, axis=1))

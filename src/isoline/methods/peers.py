@@ -563,6 +563,11 @@ class AxPeer(PeerMethod):
     even on a log scale (bayesmark's MLP ``epsilon`` spans 1e-9 to 1e-6), and advises to
     reparameterize: such a log-scaled real is given to Ax as its ``log10`` on a linear
     scale, which is what Ax's log transform models anyway.
+
+    With ``batch_size > 1`` the generation strategy is configured with Ax's
+    ``allow_exceeding_initialization_budget=True``: the default one proposes its few Sobol
+    points and then refuses (``DataRequiredError``) until results arrive, so a first
+    batch larger than its initialization budget could not be served.
     """
 
     name = "ax"
@@ -593,6 +598,8 @@ class AxPeer(PeerMethod):
                 ))  # fmt: skip
         self._client.configure_experiment(parameters=params)
         self._client.configure_optimization(objective="-loss")
+        if self.batch_size > 1:
+            self._client.configure_generation_strategy(allow_exceeding_initialization_budget=True)
         self._ready: list[tuple[int, Mapping[str, Any]]] = []
 
     def _ask_one(self) -> tuple[Mapping[str, Any], Any]:
