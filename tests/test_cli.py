@@ -112,7 +112,7 @@ def test_run_defaults_to_auto_and_says_what_it_chose(tmp_path, capsys) -> None:
             "--storage", db, "--study", "s", "--quiet"]  # fmt: skip
     assert main(args) == 0
     assert "method 'auto' chose 'cobyqa' (rule 'low-dim-local'" in capsys.readouterr().out
-    noisy = ["run", "--problem", "rosenbrock", "--dim", "20", "--budget", "21", "--noise-std",
+    noisy = ["run", "--problem", "rosenbrock", "--dim", "8", "--budget", "18", "--noise-std",
              "0.1", "--storage", db, "--study", "n", "--quiet"]  # fmt: skip
     assert main(noisy) == 0
-    assert "chose 'minucb' (rule 'high-dim-noisy'" in capsys.readouterr().out
+    assert "chose 'turbo' (rule 'low-dim'" in capsys.readouterr().out
