@@ -18,6 +18,7 @@ import numpy as np
 import isoline as iso
 from isoline.bench.report import git_commit
 from isoline.bench.runner import ProblemObjective
+from isoline.methods.gp_bo import PAPER_GP_OPTIONS
 
 PROBLEMS = [("ackley", {"bounds": (-32.768, 32.768)}), ("levy", {}), ("michalewicz", {})]
 DIMS = (10, 20, 50, 100)
@@ -25,7 +26,7 @@ SEEDS = (100, 101)
 VARIANTS = {
     "NeuralBO scaled": ("neuralbo", dict(nu=0.1, n_candidates=10000, inputs="scaled")),
     "NeuralBO sphere": ("neuralbo", dict(nu=0.1, n_candidates=10000, inputs="sphere")),
-    "GP-EI": ("gp-ei", dict(num_restarts=2, raw_samples=128, kernel="rbf", priors="botorch")),
+    "GP-EI": ("gp-ei", dict(num_restarts=2, raw_samples=128, **PAPER_GP_OPTIONS)),
 }
 
 

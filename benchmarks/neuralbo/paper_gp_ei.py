@@ -49,6 +49,7 @@ from isoline.bench.report import git_commit
 from isoline.bench.runner import make_problem, run_one
 from isoline.bench.stats import markdown_ttest_table, to_markdown, ttest_table
 from isoline.methods.base import Method
+from isoline.methods.gp_bo import PAPER_GP_OPTIONS
 from isoline.methods.registry import register
 from isoline.store import Store
 from isoline.validation import check_choice, check_float, check_int
@@ -65,7 +66,7 @@ ACQ = {"num_restarts": 2, "raw_samples": 128}
 METHODS: list[tuple[str, str, dict[str, Any]]] = [
     ("paper-gp-ei", "paper GP-EI (raw inputs)", {"n_init": N_INIT, "inputs": "raw", **ACQ}),
     ("paper-gp-ei", "paper GP-EI (fixed)", {"n_init": N_INIT, "inputs": "normalized", **ACQ}),
-    ("gp-ei", "GP-EI", {"n_init": N_INIT, "kernel": "rbf", "priors": "botorch", **ACQ}),
+    ("gp-ei", "GP-EI", {"n_init": N_INIT, **PAPER_GP_OPTIONS, **ACQ}),
     ("neuralbo", "NeuralBO", {"n_init": N_INIT, "n_candidates": 10_000}),
     ("neuralbo", "NeuralBO authors", {"n_init": N_INIT, "preset": "authors"}),
     ("random", "Random", {}),

@@ -23,8 +23,6 @@ from pathlib import Path
 
 DIM = 100
 METHODS = ["neuralbo", "gp-ei", "neural-greedy"]
-#: the paper's GP-EI baseline: squared-exponential kernel (BoTorch's priors)
-OPTIONS = {"gp-ei": {"kernel": "rbf", "priors": "botorch"}}
 NS = [250, 500, 1000, 2000]
 
 
@@ -41,10 +39,13 @@ def run_cell(method: str, n: int, seed: int = 0) -> dict:
     import torch
 
     import isoline as iso
+    from isoline.methods.gp_bo import PAPER_GP_OPTIONS  # the paper's GP-EI baseline
 
     torch.set_num_threads(1)
     prob = iso.problems.get("ackley", dim=DIM, bounds=(-32.768, 32.768), seed=seed)
-    opt = iso.Optimizer(prob.space, method, seed=seed, n_init=1, **OPTIONS.get(method, {}))
+    opt = iso.Optimizer(
+        prob.space, method, seed=seed, n_init=1, **(PAPER_GP_OPTIONS if method == "gp-ei" else {})
+    )
     opt.tell(opt.ask(), [0.0])  # serve the 1-point design (its value is replaced below)
     rng = np.random.default_rng(seed)
     U = rng.random((n - 1, DIM))

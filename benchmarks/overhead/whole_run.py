@@ -75,6 +75,7 @@ import isoline.acquisition as acquisition_module
 import isoline.models.gp as gp_module
 from isoline.bench.report import git_commit
 from isoline.designs import sobol
+from isoline.methods.gp_bo import PAPER_GP_OPTIONS
 from isoline.methods.registry import get_method
 from isoline.problems import get as get_problem
 from isoline.threads import single_threaded
@@ -85,7 +86,7 @@ ISOLINE = {"gp-ei": 1, "gp-ucb": 1, "turbo": 1, "la-minucb": 1, "bkop": 4}
 #: isoline methods with non-default options: name -> (method, options); compared seed by
 #: seed with the method's defaults run by the same commit
 #: gp-ei's defaults before Matern-5/2 with Optuna's priors (the base of its variants)
-OLD_GP_EI = {"kernel": "rbf", "priors": "botorch"}
+OLD_GP_EI = dict(PAPER_GP_OPTIONS)
 VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     "gp-ei:rbf-botorch": ("gp-ei", OLD_GP_EI),
     "gp-ei:lean-fit": ("gp-ei", {**OLD_GP_EI, "fit_ftol": 1e-6, "refit_growth": 0.05}),

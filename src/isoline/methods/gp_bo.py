@@ -9,6 +9,8 @@ The GP models ``y``; BoTorch's acquisitions, made to maximize, see ``-f`` throug
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -44,10 +46,13 @@ from isoline.validation import (
     check_positive,
 )
 
-__all__ = ["GPEI", "GPUCB", "GPTS"]
+__all__ = ["GPEI", "GPUCB", "GPTS", "PAPER_GP_OPTIONS"]
 
 #: values of the ``discrete_search`` option
 DISCRETE_SEARCHES = ("held", "local")
+#: the NeuralBO paper's GP for its baselines (squared-exponential kernel, BoTorch's
+#: priors): gp-ucb's and gp-ts's defaults, and gp-ei's before Matern-5/2 with Optuna's priors
+PAPER_GP_OPTIONS: Mapping[str, str] = MappingProxyType({"kernel": "rbf", "priors": "botorch"})
 
 
 class _GPMethod(Method):
