@@ -272,9 +272,12 @@ def summary(args: argparse.Namespace) -> None:
     groups: dict[str, list[int]] = defaultdict(list)
     for i, (p, _) in enumerate(cells):
         m = re.search(r"-d(\d+)$", p)
-        groups[f"d = {m.group(1)}" if m else "all"].append(i)
+        groups[f"d = {m.group(1)}" if m else "other problems"].append(i)
     if len(groups) > 1:
-        for g, idx in sorted(groups.items(), key=lambda kv: int(kv[0].split()[-1])):
+        by_dim = sorted(
+            groups.items(), key=lambda kv: (not kv[0].startswith("d = "), len(kv[0]), kv[0])
+        )
+        for g, idx in by_dim:
             if len(idx) >= 2:
                 lines += [f"## {g} ({len(idx)} cells)", "",
                           to_markdown(_rank_table(labels, F[idx], med[idx], runs, [cells[i] for i in idx], auto)), ""]  # fmt: skip
