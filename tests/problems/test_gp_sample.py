@@ -94,3 +94,21 @@ def test_bad_options() -> None:
         ValueError, match=r"variant must be one of \['interpolating', 'reference'\]"
     ):
         problems.get("gp-sample", dim=3, variant="smooth")
+
+
+def test_instance_and_values_do_not_depend_on_the_callers_thread_count() -> None:
+    """A Cholesky factor of a large kernel matrix differs in its last bits between one and
+    two threads; a trust-region method fed those bits can take another path, so a run with
+    one benchmark worker (the caller's threads) must see the same objective as with two."""
+    old = torch.get_num_threads()
+    x = np.full(50, 0.5)
+    out = []
+    try:
+        for threads in (1, 2):
+            torch.set_num_threads(threads)
+            p = problems.get("gp-sample", dim=50, variant="interpolating", seed=0)
+            out.append((p.train_y, p.noise_free(x), p.optimum))
+    finally:
+        torch.set_num_threads(old)
+    (y1, f1, o1), (y2, f2, o2) = out
+    assert np.array_equal(y1, y2) and f1 == f2 and o1 == o2

@@ -19,6 +19,7 @@ import numpy as np
 from isoline.bench.config import BenchConfig, RunSpec
 from isoline.parallel import ProcessPool, shutdown_executor
 from isoline.store import Store
+from isoline.threads import limit_threads
 
 __all__ = [
     "RunSummary", "ProblemObjective", "resolve_options", "run_one", "run_bench", "report_crashes",
@@ -174,7 +175,8 @@ def run_bench(
             for spec in runs:
                 t0 = time.time()
                 try:
-                    out.append(run_one(spec, storage))
+                    with limit_threads(1):  # as in the pool's workers (_init_worker)
+                        out.append(run_one(spec, storage))
                 except Exception as err:
                     out.append(RunSummary.crashed(spec.study, err, time.time() - t0))
                 _advance(bar, out[-1])

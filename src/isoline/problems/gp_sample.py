@@ -38,6 +38,7 @@ from linear_operator.utils.cholesky import psd_safe_cholesky
 
 from isoline.designs import sobol
 from isoline.problems.base import Problem
+from isoline.threads import limit_threads
 
 __all__ = ["GPSample", "VARIANTS", "lengthscale_range"]
 
@@ -110,13 +111,14 @@ class GPSample(Problem):
         self.lengthscales = ls_rng.uniform(a, b, size=self.dim)
         self.train_x = sobol(n_points, self.dim, seed=None, scramble=False)
         X = torch.as_tensor(self.train_x / self.lengthscales, dtype=torch.float64)
-        K = self._kernel(X, X)
-        L = psd_safe_cholesky(K)
-        z = torch.as_tensor(rng.standard_normal(n_points), dtype=torch.float64)
-        y = L @ z
+        with limit_threads(1):  # the instance must not depend on the caller's thread count
+            K = self._kernel(X, X)
+            L = psd_safe_cholesky(K)
+            z = torch.as_tensor(rng.standard_normal(n_points), dtype=torch.float64)
+            y = L @ z
+            Ln = psd_safe_cholesky(K + posterior_noise * torch.eye(n_points, dtype=torch.float64))
+            self._alpha = torch.cholesky_solve(y[:, None], Ln)[:, 0]
         self.train_y = y.numpy().copy()
-        Ln = psd_safe_cholesky(K + posterior_noise * torch.eye(n_points, dtype=torch.float64))
-        self._alpha = torch.cholesky_solve(y[:, None], Ln)[:, 0]
         self._Xs = X
         self._inv_ls = torch.as_tensor(1.0 / self.lengthscales, dtype=torch.float64)
 
@@ -146,7 +148,7 @@ class GPSample(Problem):
         X = np.asarray(X, dtype=float)
         if X.ndim != 2 or X.shape[1] != self.dim:
             raise ValueError(f"X must have shape (n, {self.dim}), got {X.shape}")
-        with torch.no_grad():
+        with torch.no_grad(), limit_threads(1):
             return self.mean(torch.as_tensor(X)).numpy()
 
     def _find_optimum(self) -> tuple[float, np.ndarray]:
@@ -154,15 +156,16 @@ class GPSample(Problem):
         started from the ``n_restarts`` lowest sampled points (as GIBO's code does)."""
         order = np.argsort(self.train_y)[: self.n_restarts]
         starts = torch.as_tensor(self.train_x[order], dtype=torch.float64).unsqueeze(-2)
-        cands, vals = gen_candidates_scipy(
-            starts,
-            cast(Any, lambda Z: -self.mean(Z.squeeze(-2))),  # a callable serves as acqf
-            lower_bounds=0.0,
-            upper_bounds=1.0,
-            options={"maxiter": 500},
-        )
-        X = torch.cat([cands.squeeze(-2).detach(), starts.squeeze(-2)])
-        with torch.no_grad():
-            f = self.mean(X)
+        with limit_threads(1):
+            cands, vals = gen_candidates_scipy(
+                starts,
+                cast(Any, lambda Z: -self.mean(Z.squeeze(-2))),  # a callable serves as acqf
+                lower_bounds=0.0,
+                upper_bounds=1.0,
+                options={"maxiter": 500},
+            )
+            X = torch.cat([cands.squeeze(-2).detach(), starts.squeeze(-2)])
+            with torch.no_grad():
+                f = self.mean(X)
         i = int(torch.argmin(f))
         return float(f[i]), X[i].numpy().copy()
