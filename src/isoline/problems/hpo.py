@@ -33,6 +33,7 @@ import torch
 from torch import nn
 
 from isoline.problems.base import Info, Problem
+from isoline.threads import limit_threads
 
 __all__ = ["DigitsCNN", "digits_split", "seeded_single_thread"]
 
@@ -44,14 +45,9 @@ def seeded_single_thread(seed: int) -> Iterator[None]:
     """Run torch code on one thread with the global RNG seeded, restoring both afterwards
     (small networks are faster on one thread, and results do not depend on the machine's
     thread count)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        with torch.random.fork_rng(devices=[]):
-            torch.manual_seed(seed)
-            yield
-    finally:
-        torch.set_num_threads(threads)
+    with limit_threads(1), torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        yield
 
 
 def digits_split(
