@@ -1,0 +1,66 @@
+"""One contender against another, paired over the complete cells of several suites.
+
+    python benchmarks/field/pooled_pairs.py --pair 'isoline gp-ei' 'isoline bkop' \
+        --suite benchmarks/field/hpo_batch_rule.yaml S1 5-9 \
+        --suite benchmarks/field/hpo_batch8.yaml S2 0-4 --rename 'isoline auto=isoline bkop'
+
+For each suite (config, store, seeds) the cells where both contenders finished (only the
+two and random need to be complete); per suite and pooled: cells where the first is lower
+and higher, and the paired one-sided Wilcoxon test that the first is lower. ``--rename``
+maps a suite's label to the pair's (e.g. auto, when it ran one of them).
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+from scipy import stats
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from field import _cells, _contenders  # noqa: E402
+
+from isoline.bench.config import load_config  # noqa: E402
+from isoline.bench.report import collect  # noqa: E402
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--pair", nargs=2, required=True, metavar=("FIRST", "SECOND"))
+    ap.add_argument("--suite", nargs=3, action="append", required=True,
+                    metavar=("CONFIG", "STORE", "SEEDS"))  # fmt: skip
+    ap.add_argument("--rename", action="append", default=[], help="LABEL=PAIR_LABEL")
+    args = ap.parse_args(argv)
+    rename = dict(r.split("=", 1) for r in args.rename)
+    first, second = args.pair
+    pooled: list[np.ndarray] = []
+    for config, store, seeds in args.suite:
+        cfg = load_config(config).subset(seeds=seeds)
+        wanted = {
+            lab for lab in (m.label for m in cfg.methods) if rename.get(lab, lab) in args.pair
+        }
+        pattern = "^(" + "|".join(re.escape(x) for x in sorted(wanted | {"random"})) + ")$"
+        cfg = _contenders(cfg, pattern)
+        labels, cells, F, _ = _cells(cfg, collect(cfg, store))
+        col = {rename.get(lab, lab): j for j, lab in enumerate(labels)}
+        pairs = F[:, [col[first], col[second]]]
+        pooled.append(pairs)
+        _print(f"{config} seeds {seeds}", pairs, first)
+    _print("pooled", np.vstack(pooled), first)
+
+
+def _print(name: str, pairs: np.ndarray, first: str) -> None:
+    a, b = pairs[:, 0], pairs[:, 1]
+    p = stats.wilcoxon(a, b, alternative="less").pvalue if np.any(a != b) else float("nan")
+    print(
+        f"{name}: {len(a)} cells, {first} lower in {int((a < b).sum())}, "
+        f"higher in {int((a > b).sum())}, one-sided Wilcoxon p = {p:.3g}"
+    )
+
+
+if __name__ == "__main__":
+    main()
