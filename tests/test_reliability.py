@@ -204,10 +204,34 @@ def test_resume_in_another_process_is_exact_for_every_method(tmp_path: Path) -> 
     for run in runs:
         kw = {k: run[k] for k in ("budget", "batch_size", "n_init", "seed") if k in run}
         full = iso.minimize(near_bound, box(), run["method"], **kw)
-        # up to REPLAY_TOLERANCE: a proposal's last bits may differ between processes
-        np.testing.assert_allclose(np.array(resumed[run["study"]]["x"]), full.x_iters,
-                                   rtol=0, atol=REPLAY_TOLERANCE * 3.0,
+        got, want = np.array(resumed[run["study"]]["x"]), full.x_iters
+        told = run.get("stop_after", 8)
+        # replayed trials: up to REPLAY_TOLERANCE (a proposal's last bits may differ
+        # between processes)
+        np.testing.assert_allclose(got[:told], want[:told], rtol=0,
+                                   atol=REPLAY_TOLERANCE * 3.0, err_msg=run["study"])  # fmt: skip
+        # proposals made after the resume start from a state equal up to those last bits;
+        # a multi-start L-BFGS-B stops within its tolerance, so they may move a new
+        # proposal by more (bkop: 6e-7 once) and swap the points of a joint batch, whose
+        # acquisition is symmetric in them: compare each batch's points in sorted order
+        q = run["batch_size"]
+        start = told - told % q
+        np.testing.assert_allclose(_sorted_batches(got[start:], q), _sorted_batches(want[start:], q),
+                                   rtol=0, atol=NEW_PROPOSAL_TOLERANCE * 3.0,
                                    err_msg=run["study"])  # fmt: skip
+
+
+#: how far (in box widths) a proposal made after a resume in another process may move
+NEW_PROPOSAL_TOLERANCE = 1e-5
+
+
+def _sorted_batches(X: np.ndarray, q: int) -> np.ndarray:
+    """``X`` with the rows of each consecutive batch of ``q`` in lexicographic order."""
+    out = np.array(X, dtype=float)
+    for i in range(0, len(out), q):
+        block = out[i : i + q]
+        out[i : i + q] = block[np.lexsort(block.T[::-1])]
+    return out
 
 
 # -- 3. a point that kills the process ---------------------------------------------------
