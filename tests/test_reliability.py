@@ -195,7 +195,7 @@ def test_resume_in_another_process_is_exact_for_every_method(tmp_path: Path) -> 
     )
     db = str(tmp_path / "r.db")
     spec = {"storage": db, "runs": runs, "centre": 1.95}
-    first = drive(tmp_path, dict(spec, stop_after=8), hashseed=1)
+    first = drive(tmp_path, dict(spec, stop_after=STOP_AFTER), hashseed=1)
     assert first.returncode == 0, first.stderr
     assert set(json.loads(first.stdout).values()) == {"interrupted"}
     second = drive(tmp_path, spec, hashseed=2)
@@ -204,13 +204,13 @@ def test_resume_in_another_process_is_exact_for_every_method(tmp_path: Path) -> 
     # the uninterrupted runs in a fresh process too: this test's process has run other
     # tests, and in CI a proposal made here differed from a fresh process's by 2e-7
     uninterrupted = [dict(run, stop_after=None) for run in runs]
-    ref = drive(tmp_path, {"storage": str(tmp_path / "ref.db"), "runs": uninterrupted,
-                           "centre": 1.95}, hashseed=3)  # fmt: skip
+    ref = drive(tmp_path, dict(spec, storage=str(tmp_path / "ref.db"), runs=uninterrupted),
+                hashseed=3)  # fmt: skip
     assert ref.returncode == 0, ref.stderr
     full = json.loads(ref.stdout)
     for run in runs:
         got, want = np.array(resumed[run["study"]]["x"]), np.array(full[run["study"]]["x"])
-        told = run.get("stop_after", 8)
+        told = run.get("stop_after", STOP_AFTER)
         # replayed trials: up to REPLAY_TOLERANCE (a proposal's last bits may differ
         # between processes)
         np.testing.assert_allclose(got[:told], want[:told], rtol=0,
@@ -226,6 +226,8 @@ def test_resume_in_another_process_is_exact_for_every_method(tmp_path: Path) -> 
                                    err_msg=run["study"])  # fmt: skip
 
 
+#: evaluations the interrupted process makes of each run (unless the run sets its own)
+STOP_AFTER = 8
 #: how far (in box widths) a proposal made after a resume in another process may move
 NEW_PROPOSAL_TOLERANCE = 1e-5
 
