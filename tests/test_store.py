@@ -170,3 +170,91 @@ def test_a_second_run_of_one_study_is_refused_before_it_evaluates(tmp_path) -> N
     with Store(db) as store:
         trials = store.trials(store.get_study("s"))
     assert [t.number for t in trials] == [0, 1, 2] and [t.batch for t in trials] == [0, 1, 2]
+
+
+def _rows(db, name):
+    with sqlite3.connect(db) as conn:
+        study = conn.execute(
+            "SELECT method, seed, batch_size, options, space, budget, attrs, created,"
+            " state_batch, finished, resume_format FROM studies WHERE name = ?",
+            (name,),
+        ).fetchone()
+        trials = conn.execute(
+            "SELECT t.number, t.batch, t.x, t.u, t.y, t.status, t.error, t.info, t.started,"
+            " t.finished, t.attempts FROM trials t JOIN studies s USING (study_id)"
+            " WHERE s.name = ? ORDER BY t.number",
+            (name,),
+        ).fetchall()
+    return study, trials
+
+
+def _interrupted_run(db, box, after):
+    calls = {"n": 0}
+
+    def f(x):
+        calls["n"] += 1
+        if calls["n"] > after:
+            raise KeyboardInterrupt
+        return sphere(x)
+
+    with pytest.raises(KeyboardInterrupt):
+        iso.minimize(f, box, "cma-es", budget=12, seed=2, storage=db, study="cut")
+
+
+def test_copied_studies_keep_every_stored_field_and_existing_names_are_left_alone(
+    tmp_path,
+) -> None:
+    src, dst = str(tmp_path / "a.db"), str(tmp_path / "b.db")
+    box = iso.Box([-1, -1], [1, 1])
+
+    def failing_half(x):
+        if x[0] > 0:
+            raise ValueError("right half fails")
+        return sphere(x)
+
+    iso.minimize(failing_half, box, "random", budget=6, seed=1, storage=src, study="r")
+    iso.minimize(sphere, box, "gp-ei", budget=5, batch_size=2, storage=src, study="g")
+    _interrupted_run(src, box, after=4)
+    iso.minimize(sphere, box, "random", budget=3, seed=9, storage=dst, study="g")
+    before = _rows(dst, "g")
+    with Store(src, readonly=True) as source, Store(dst) as target:
+        copied, skipped = target.copy_studies(source)
+        assert (copied, skipped) == (["r"], ["g"])  # "cut" is unfinished
+        again = target.copy_studies(source)
+        assert again == ([], ["r", "g"])
+    assert _rows(dst, "r") == _rows(src, "r")
+    assert any(t[5] == "failed" and "right half" in t[6] for t in _rows(dst, "r")[1])
+    assert _rows(dst, "g") == before
+
+
+def test_unfinished_studies_are_copied_only_when_asked_and_resume_exactly(tmp_path) -> None:
+    src, dst = str(tmp_path / "a.db"), str(tmp_path / "b.db")
+    box = iso.Box([-1, -1], [1, 1])
+    _interrupted_run(src, box, after=5)
+    with Store(src, readonly=True) as source, Store(dst) as target:
+        with pytest.raises(StoreError, match="'cut'.*unfinished"):
+            target.copy_studies(source, ["cut"])
+        with pytest.raises(StoreError, match="no study 'nope'"):
+            target.copy_studies(source, ["nope"])
+        with pytest.raises(StoreError, match="into itself"):
+            source.copy_studies(source)
+        assert target.copy_studies(source, ["cut"], unfinished=True) == (["cut"], [])
+    resumed = iso.minimize(sphere, box, "cma-es", budget=12, seed=2, storage=dst, study="cut")
+    straight = iso.minimize(sphere, box, "cma-es", budget=12, seed=2)
+    np.testing.assert_array_equal(resumed.x_iters, straight.x_iters)
+    assert _rows(src, "cut")[0][9] == 0  # the source is not written
+
+
+def test_cli_merge_copies_finished_studies_by_prefix(tmp_path, capsys) -> None:
+    from isoline.cli import main
+
+    src, dst = str(tmp_path / "a.db"), str(tmp_path / "b.db")
+    box = iso.Box([0], [1])
+    for name in ("keep-1", "keep-2", "other"):
+        iso.minimize(sphere, box, "random", budget=2, storage=src, study=name)
+    assert main(["merge", dst, src, "--prefix", "keep-"]) == 0
+    assert "copied 2 studies" in capsys.readouterr().out
+    with Store(dst, readonly=True) as store:
+        assert [s.name for s in store.studies()] == ["keep-1", "keep-2"]
+    assert main(["merge", dst, str(tmp_path / "missing.db")]) == 2
+    assert "no store at" in capsys.readouterr().err

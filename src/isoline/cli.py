@@ -1,4 +1,4 @@
-"""The ``isoline`` command line: run, bench, report, methods, problems, lattice."""
+"""The ``isoline`` command line: run, bench, report, merge, methods, problems, lattice."""
 
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ EPILOG = """examples:
                                                     (run it again to resume after Ctrl-C)
   isoline bench src/isoline/configs/demo.yaml --out report/
   isoline report src/isoline/configs/demo.yaml --out report/
+  isoline merge all.db machine-a.db machine-b.db   copy finished studies into all.db
   isoline lattice --n 1000 --d 10 --method alg7 --out points.csv
 """
 
@@ -162,6 +163,25 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_merge(args: argparse.Namespace) -> int:
+    from isoline.store import Store
+
+    with Store(args.target) as target:
+        for path in args.sources:
+            with Store(path, create=False, readonly=True) as source:
+                names = None
+                if args.prefix:
+                    names = [
+                        s.name for s in source.studies(args.prefix) if s.finished or args.unfinished
+                    ]
+                copied, skipped = target.copy_studies(source, names, unfinished=args.unfinished)
+            print(
+                f"{path}: copied {len(copied)} studies into {args.target}"
+                + (f"; {len(skipped)} already there, left as they are" if skipped else "")
+            )
+    return 0
+
+
 def cmd_lattice(args: argparse.Namespace) -> int:
     from isoline.designs.lattice import rank1_lattice
 
@@ -242,6 +262,14 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--problems", metavar="REGEX",
                    help="report only the problems whose label matches, e.g. 'D=(10|20)$'")  # fmt: skip
     s.set_defaults(func=cmd_report)
+
+    s = sub.add_parser("merge", help="copy the studies of other stores into one store")
+    s.add_argument("target", help="SQLite store to copy into (created if missing)")
+    s.add_argument("sources", nargs="+", help="stores to copy from (read only)")
+    s.add_argument("--prefix", default="", help="copy only studies whose name starts with this")
+    s.add_argument("--unfinished", action="store_true",
+                   help="also copy unfinished studies (they resume in the target)")  # fmt: skip
+    s.set_defaults(func=cmd_merge)
 
     s = sub.add_parser("lattice", help="build a rank-1 lattice of maximal separation")
     s.add_argument("--n", type=int, required=True, help="number of points")

@@ -21,6 +21,7 @@ import json
 import os
 import sqlite3
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -313,6 +314,83 @@ class Store:
             self.conn.execute(
                 "UPDATE studies SET finished = 1 WHERE study_id = ?", (study.study_id,)
             )
+
+    def copy_studies(
+        self, source: Store, names: Iterable[str] | None = None, *, unfinished: bool = False
+    ) -> tuple[list[str], list[str]]:
+        """Copy studies, with every trial as stored, from ``source`` into this store.
+
+        Merges the stores of runs made elsewhere (another machine, a kept snapshot) into
+        one: a copied study reports and resumes here as it would have there. Each study is
+        copied in one transaction; its leases are not copied.
+
+        Args:
+            source: the store to read (it is not written).
+            names: the studies to copy; default every finished study of ``source``
+                (and every unfinished one with ``unfinished``).
+            unfinished: also copy studies that have not reached their budget; they resume
+                here by replay like any stored study.
+
+        Returns:
+            ``(copied, skipped)``: the names copied, and the names this store already
+            holds (left as they are here).
+
+        Raises:
+            StoreError: a named study is not in ``source``, or is unfinished and
+                ``unfinished`` is False.
+        """
+        if source.path != ":memory:" and os.path.abspath(source.path) == os.path.abspath(self.path):
+            raise StoreError(f"cannot copy studies from {self.path} into itself")
+        if names is None:
+            wanted = [s for s in source.studies() if s.finished or unfinished]
+        else:
+            wanted = []
+            for name in names:
+                study = source.get_study(name)
+                if study is None:
+                    raise StoreError(f"no study {name!r} in {source.path}")
+                if not (study.finished or unfinished):
+                    raise StoreError(
+                        f"study {name!r} in {source.path} is unfinished; pass unfinished=True "
+                        "to copy it anyway"
+                    )
+                wanted.append(study)
+        copied, skipped = [], []
+        for study in wanted:
+            with self._tx():
+                if self.conn.execute(
+                    "SELECT 1 FROM studies WHERE name = ?", (study.name,)
+                ).fetchone():
+                    skipped.append(study.name)
+                    continue
+                self._copy_study(source, study)
+            copied.append(study.name)
+        return copied, skipped
+
+    def _copy_study(self, source: Store, study: StudyRecord) -> None:
+        """Inside a write transaction: insert ``study`` of ``source`` and its trials."""
+        row = source.conn.execute(
+            "SELECT name, method, seed, batch_size, options, space, budget, attrs, created,"
+            f" state_batch, finished, {source._v2('resume_format', repr(RESUME_FORMATS[0]))}"
+            " FROM studies WHERE study_id = ?",
+            (study.study_id,),
+        ).fetchone()
+        cursor = self.conn.execute(
+            "INSERT INTO studies (name, method, seed, batch_size, options, space, budget,"
+            " attrs, created, state_batch, finished, resume_format)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            row,
+        )
+        trials = source.conn.execute(
+            "SELECT number, batch, x, u, y, status, error, info, started, finished,"
+            f" {source._v2('attempts', '0')} FROM trials WHERE study_id = ? ORDER BY number",
+            (study.study_id,),
+        ).fetchall()
+        self.conn.executemany(
+            "INSERT INTO trials (study_id, number, batch, x, u, y, status, error, info,"
+            " started, finished, attempts) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(cursor.lastrowid, *t) for t in trials],
+        )
 
     # -- ownership ---------------------------------------------------------------------
     def acquire(self, study: StudyRecord) -> Lease:

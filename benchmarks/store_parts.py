@@ -1,0 +1,99 @@
+"""Keep a long benchmark's finished runs in the repository, in parts, across machines.
+
+    python benchmarks/store_parts.py save STORE DIR      # finished studies not yet in DIR
+    python benchmarks/store_parts.py restore DIR STORE   # before resuming on a new machine
+
+A bench store lives outside the repository and is lost with its machine. ``save`` writes
+the store's finished studies that no part in ``DIR`` holds yet into a new part,
+``DIR/part-NNN.db.xz`` (an isoline store, xz-compressed), so each commit adds only the runs
+finished since the last one. ``restore`` copies every part's studies into ``STORE``
+(``isoline merge``; studies already there are left alone); the suite's runner then skips
+them and runs the rest. Reports read ``STORE`` as usual.
+"""
+
+from __future__ import annotations
+
+import argparse
+import lzma
+import re
+import shutil
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from isoline.store import Store
+
+PART = re.compile(r"part-(\d{3})\.db\.xz$")
+
+
+def parts(folder: Path) -> list[Path]:
+    """The parts in ``folder``, oldest first."""
+    return sorted(p for p in folder.glob("part-*.db.xz") if PART.search(p.name))
+
+
+@contextmanager
+def opened(part: Path) -> Iterator[Store]:
+    """A part, decompressed into a temporary file and open read-only."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "part.db"
+        with lzma.open(part) as src, open(path, "wb") as dst:
+            shutil.copyfileobj(src, dst)
+        with Store(path, create=False, readonly=True) as store:
+            yield store
+
+
+def save(store_path: str, folder: Path) -> Path | None:
+    folder.mkdir(parents=True, exist_ok=True)
+    held: set[str] = set()
+    for part in parts(folder):
+        with opened(part) as store:
+            held.update(s.name for s in store.studies())
+    with Store(store_path, create=False, readonly=True) as source:
+        new = [s.name for s in source.studies() if s.finished and s.name not in held]
+        if not new:
+            print(f"{folder}: every finished study of {store_path} is saved already")
+            return None
+        number = int(PART.search(parts(folder)[-1].name).group(1)) + 1 if parts(folder) else 1
+        out = folder / f"part-{number:03d}.db.xz"
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "part.db"
+            with Store(path) as target:
+                target.copy_studies(source, new)
+                target.conn.execute("PRAGMA journal_mode = DELETE")
+                target.conn.execute("VACUUM")
+            with open(path, "rb") as src, lzma.open(out, "wb", preset=9) as dst:
+                shutil.copyfileobj(src, dst)
+    print(f"{out}: {len(new)} finished studies ({out.stat().st_size / 1e6:.2f} MB)")
+    return out
+
+
+def restore(folder: Path, store_path: str) -> None:
+    found = parts(folder)
+    if not found:
+        raise SystemExit(f"no parts (part-NNN.db.xz) in {folder}")
+    with Store(store_path) as target:
+        for part in found:
+            with opened(part) as store:
+                copied, skipped = target.copy_studies(store)
+            print(f"{part.name}: {len(copied)} studies copied, {len(skipped)} already there")
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    s = sub.add_parser("save", help="write the finished studies not yet saved into a new part")
+    s.add_argument("store")
+    s.add_argument("folder", type=Path)
+    r = sub.add_parser("restore", help="copy every part's studies into a store")
+    r.add_argument("folder", type=Path)
+    r.add_argument("store")
+    args = ap.parse_args(argv)
+    if args.cmd == "save":
+        save(args.store, args.folder)
+    else:
+        restore(args.folder, args.store)
+
+
+if __name__ == "__main__":
+    main()
