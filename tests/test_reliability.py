@@ -457,6 +457,21 @@ def test_a_v1_store_is_reported_read_only_without_migration(tmp_path: Path) -> N
         assert conn.execute("SELECT value FROM meta WHERE key='version'").fetchone()[0] == "1"
 
 
+def test_a_v1_store_is_copied_into_a_current_one_without_migrating_it(tmp_path: Path) -> None:
+    old, new = tmp_path / "old.db", tmp_path / "new.db"
+    _v1_store(old, b"not a pickle", [([0.0, 0.0, 0.0], 1.0), ([1.0, 1.0, 1.0], 2.0)])
+    with Store(old, readonly=True, create=False) as source, Store(new) as target:
+        assert target.copy_studies(source, unfinished=True) == (["s"], [])
+        study = target.get_study("s")
+        trials = target.trials(study)
+    assert study.resume_format == "replay-1" and study.state_batch == 1
+    assert [t.y for t in trials] == [1.0, 2.0] and all(t.attempts == 0 for t in trials)
+    with sqlite3.connect(old) as conn:
+        assert conn.execute("SELECT value FROM meta WHERE key='version'").fetchone()[0] == "1"
+    with sqlite3.connect(new) as conn:
+        assert "state" not in {r[1] for r in conn.execute("PRAGMA table_info(studies)")}
+
+
 # -- 8. the objective's scale --------------------------------------------------------------
 @pytest.mark.parametrize("method", ["gp-ei", "gp-ucb", "gp-bucb", "bkop", "minucb", "mpd"])
 def test_proposals_do_not_depend_on_a_power_of_two_scale(method: str) -> None:
