@@ -222,3 +222,35 @@ def _rule_method(choice: dict[str, str]) -> str:
     from isoline.auto import RULES
 
     return next(r.method for r in RULES if r.name == choice["rule"])
+
+
+def test_threads_of_one_study_sample_one_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    import pickle
+    import threading
+    import time
+
+    inside, most = [0], [0]
+    guard = threading.Lock()
+    real = IsolineSampler._sample_relative
+
+    def watched(self, *args):
+        with guard:
+            inside[0] += 1
+            most[0] = max(most[0], inside[0])
+        time.sleep(0.01)  # long enough for another thread to arrive
+        try:
+            return real(self, *args)
+        finally:
+            with guard:
+                inside[0] -= 1
+
+    monkeypatch.setattr(IsolineSampler, "_sample_relative", watched)
+    sampler = IsolineSampler("bkop", seed=0, batch_size=2, n_init=2)
+    study = optuna.create_study(sampler=sampler)
+    study.optimize(lambda t: t.suggest_float("x", -1, 1) ** 2 + t.suggest_float("y", -1, 1) ** 2,
+                   n_trials=16, n_jobs=4)  # fmt: skip
+    assert most[0] == 1
+    done = study.get_trials(states=(optuna.trial.TrialState.COMPLETE,))
+    assert len(done) == 16  # none failed (a batch's queued trials may still wait)
+    copy = pickle.loads(pickle.dumps(sampler))  # the lock is made anew, not pickled
+    assert copy._lock is not sampler._lock and copy._states.keys() == sampler._states.keys()

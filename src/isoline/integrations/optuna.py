@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -160,9 +161,21 @@ class IsolineSampler(BaseSampler):
         self.options = options
         self._independent = independent_sampler
         self._states: dict[tuple[int, str], _State] = {}
+        # study.optimize(n_jobs > 1) samples from threads: one at a time reads and changes
+        # the optimizers (a tell interleaved with another thread's ask broke a fit)
+        self._lock = threading.RLock()
         # fail now, not at the first relative sample, on a bad method or option
         Optimizer(Space({"x": Real(0.0, 1.0)}), method, seed=self._seed, batch_size=batch_size,
                   **options)  # fmt: skip
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        del state["_lock"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.RLock()
 
     def reseed_rng(self) -> None:
         if self._independent is not None:
@@ -185,6 +198,12 @@ class IsolineSampler(BaseSampler):
         fixed = trial.system_attrs.get(_FIXED, {})
         if all(name in fixed for name in search_space):
             return {}  # a queued trial: its parameters are set already
+        with self._lock:
+            return self._sample_relative(study, trial, search_space)
+
+    def _sample_relative(
+        self, study: Study, trial: FrozenTrial, search_space: dict[str, BaseDistribution]
+    ) -> dict[str, Any]:
         state = self._state(study, search_space)
         self._sync(study, state, search_space)
         for _ in range(_CLAIM_ATTEMPTS):
