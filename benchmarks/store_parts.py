@@ -46,7 +46,8 @@ def opened(part: Path) -> Iterator[Store]:
 def save(store_path: str, folder: Path) -> Path | None:
     folder.mkdir(parents=True, exist_ok=True)
     held: set[str] = set()
-    for part in parts(folder):
+    found = parts(folder)
+    for part in found:
         with opened(part) as store:
             held.update(s.name for s in store.studies())
     with Store(store_path, create=False, readonly=True) as source:
@@ -54,7 +55,7 @@ def save(store_path: str, folder: Path) -> Path | None:
         if not new:
             print(f"{folder}: every finished study of {store_path} is saved already")
             return None
-        number = int(PART.search(parts(folder)[-1].name).group(1)) + 1 if parts(folder) else 1
+        number = int(PART.search(found[-1].name).group(1)) + 1 if found else 1
         out = folder / f"part-{number:03d}.db.xz"
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / "part.db"
