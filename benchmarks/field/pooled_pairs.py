@@ -3,9 +3,13 @@
     python benchmarks/field/pooled_pairs.py --pair 'isoline gp-ei' 'isoline bkop' \
         --suite benchmarks/field/hpo_batch_rule.yaml S1 5-9 \
         --suite benchmarks/field/hpo_batch8.yaml S2 0-4 --rename 'isoline auto=isoline bkop'
+    python benchmarks/field/pooled_pairs.py --pair 'isoline gp-ei' 'isoline bkop' \
+        --finals benchmarks/results/field/hpo_batch_rule/finals.npz \
+        --suite benchmarks/field/hpo_batch8.yaml S2 0-4
 
 For each suite (config, store, seeds) the cells where both contenders finished (only the
-two and random need to be complete); per suite and pooled: cells where the first is lower
+two and random need to be complete), or a summary's committed ``finals.npz`` (``--finals``:
+final values per cell, written by ``field.py summary``); per suite and pooled: cells where the first is lower
 and higher, and the paired one-sided Wilcoxon test that the first is lower. ``--rename``
 maps a suite's label to the pair's (e.g. auto, when it ran one of them).
 """
@@ -31,13 +35,26 @@ from isoline.bench.report import collect  # noqa: E402
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--pair", nargs=2, required=True, metavar=("FIRST", "SECOND"))
-    ap.add_argument("--suite", nargs=3, action="append", required=True,
+    ap.add_argument("--suite", nargs=3, action="append", default=[],
                     metavar=("CONFIG", "STORE", "SEEDS"))  # fmt: skip
+    ap.add_argument("--finals", action="append", default=[], metavar="NPZ")
     ap.add_argument("--rename", action="append", default=[], help="LABEL=PAIR_LABEL")
     args = ap.parse_args(argv)
     rename = dict(r.split("=", 1) for r in args.rename)
     first, second = args.pair
+    if not args.suite and not args.finals:
+        ap.error("give at least one --suite or --finals")
     pooled: list[np.ndarray] = []
+    for path in args.finals:
+        with np.load(path) as f:
+            labels, F = [str(x) for x in f["labels"]], f["F"]
+        col = {rename.get(lab, lab): j for j, lab in enumerate(labels)}
+        missing = [x for x in args.pair if x not in col]
+        if missing:
+            ap.error(f"{path} has no contender {missing} (it has {labels})")
+        pairs = F[:, [col[first], col[second]]]
+        pooled.append(pairs)
+        _print(path, pairs, first)
     for config, store, seeds in args.suite:
         cfg = load_config(config).subset(seeds=seeds)
         wanted = {

@@ -1,0 +1,57 @@
+"""benchmarks/field/pooled_pairs.py: two contenders paired over committed finals.npz files."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy import stats
+
+SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "field" / "pooled_pairs.py"
+
+
+def _module():
+    spec = importlib.util.spec_from_file_location("pooled_pairs", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _finals(path, labels, F):
+    cells = np.array([f"p/seed{i}" for i in range(len(F))])
+    np.savez(path, F=np.asarray(F, float), labels=np.array(labels), cells=cells)
+
+
+def test_finals_are_paired_per_file_and_pooled_with_renamed_labels(tmp_path, capsys) -> None:
+    rng = np.random.default_rng(0)
+    a1, b1 = rng.normal(size=7), rng.normal(size=7)
+    a2, b2 = rng.normal(size=5), rng.normal(size=5)
+    _finals(tmp_path / "one.npz", ["A", "B", "random"], np.c_[a1, b1, a1])
+    _finals(tmp_path / "two.npz", ["B", "random", "auto"], np.c_[b2, b2, a2])
+    _module().main(["--pair", "A", "B", "--finals", str(tmp_path / "one.npz"),
+                    "--finals", str(tmp_path / "two.npz"), "--rename", "auto=A"])  # fmt: skip
+    lines = capsys.readouterr().out.splitlines()
+    a, b = np.r_[a1, a2], np.r_[b1, b2]
+    p = stats.wilcoxon(a, b, alternative="less").pvalue
+    assert lines[0].endswith(
+        f"7 cells, A lower in {int((a1 < b1).sum())}, higher in {int((a1 > b1).sum())}, "
+        f"one-sided Wilcoxon p = {stats.wilcoxon(a1, b1, alternative='less').pvalue:.3g}"
+    )
+    assert lines[2] == (
+        f"pooled: 12 cells, A lower in {int((a < b).sum())}, higher in {int((a > b).sum())}, "
+        f"one-sided Wilcoxon p = {p:.3g}"
+    )
+
+
+def test_a_contender_missing_from_a_finals_file_is_named(tmp_path, capsys) -> None:
+    _finals(tmp_path / "one.npz", ["A", "random"], np.zeros((3, 2)))
+    with pytest.raises(SystemExit):
+        _module().main(["--pair", "A", "B", "--finals", str(tmp_path / "one.npz")])
+    assert "no contender ['B']" in capsys.readouterr().err
+
+
+def test_no_source_is_an_error() -> None:
+    with pytest.raises(SystemExit):
+        _module().main(["--pair", "A", "B"])
