@@ -1,0 +1,85 @@
+"""SMAC3's BlackBox and HyperparameterOptimization facades as peers (ask/tell)."""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+
+from isoline.methods.peers.base import DEFAULT_BUDGET, PeerMethod, plain, register_peer
+from isoline.params import Categorical, Integer
+
+
+class _SmacPeer(PeerMethod):
+    packages = ("smac",)
+    facade: ClassVar[str] = ""
+
+    def _start(self) -> None:
+        import smac
+        from ConfigSpace import Categorical as CSCategorical
+        from ConfigSpace import ConfigurationSpace, Float
+        from ConfigSpace import Integer as CSInteger
+
+        cs = ConfigurationSpace(seed=self.seed)
+        hps: list[Any] = []
+        for n, p in self._params.items():
+            if isinstance(p, Categorical):
+                hps.append(CSCategorical(n, [str(c) for c in p.choices]))
+            elif isinstance(p, Integer):
+                hps.append(CSInteger(n, (p.low, p.high), log=p.log))
+            else:
+                hps.append(Float(n, (p.low, p.high), log=p.log))
+        cs.add(hps)
+        self._tmp = tempfile.TemporaryDirectory(prefix="isoline-smac-")
+        scenario = smac.Scenario(
+            cs, deterministic=True, seed=self.seed, n_trials=self.budget or DEFAULT_BUDGET,
+            output_directory=Path(self._tmp.name),
+        )  # fmt: skip
+        cls = getattr(smac, self.facade)
+        self._smac = cls(
+            scenario, lambda config, seed=0: 0.0, overwrite=True, logging_level=False,
+            **self.options,
+        )  # fmt: skip
+        self._cs = cs
+
+    def _ask_one(self) -> tuple[Mapping[str, Any], Any]:
+        info = self._smac.ask()
+        return {n: info.config[n] for n in self._params}, info
+
+    def _tell_one(self, handle: Any, y: float) -> None:
+        from smac.runhistory.dataclasses import TrialValue
+        from smac.runhistory.enumerations import StatusType
+
+        v = self._imputed(y)
+        if v is None:
+            return
+        status = StatusType.SUCCESS if np.isfinite(y) else StatusType.CRASHED
+        self._smac.tell(handle, TrialValue(cost=v, status=status), save=False)
+
+    def _tell_new(self, values: Mapping[str, Any], y: float) -> None:
+        from ConfigSpace import Configuration
+        from smac.runhistory.dataclasses import TrialInfo
+
+        typed = {n: str(v) if isinstance(self._params[n], Categorical) else plain(v)
+                 for n, v in values.items()}  # fmt: skip
+        config = Configuration(self._cs, values=typed)
+        self._tell_one(TrialInfo(config=config, seed=self.seed), y)
+
+
+@register_peer
+class SmacBlackBox(_SmacPeer):
+    name = "smac-bb"
+    paper = "SMAC3 BlackBoxFacade (Lindauer et al., JMLR 2022)"
+    facade = "BlackBoxFacade"
+    supports_batch = False
+
+
+@register_peer
+class SmacHPO(_SmacPeer):
+    name = "smac-hpo"
+    paper = "SMAC3 HyperparameterOptimizationFacade (Lindauer et al., JMLR 2022)"
+    facade = "HyperparameterOptimizationFacade"
+    supports_batch = False
