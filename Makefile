@@ -21,7 +21,7 @@ demo: $(STAMP)
 	$(VENV)/bin/isoline bench src/isoline/configs/demo.yaml --out demo-report --storage demo.db
 
 test: $(STAMP)
-	$(PY) -m pytest -n 2 -p no:cacheprovider --timeout=900 --durations=15
+	$(PY) -m pytest -n 2 --dist worksteal -p no:cacheprovider --timeout=900 --durations=15
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests benchmarks packaging examples

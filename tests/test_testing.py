@@ -40,12 +40,12 @@ class TestShrinkingSearch(MethodConformance):
 '''
 
 
-def _run(tmp_path: Path, points: str) -> subprocess.CompletedProcess[str]:
+def _run(tmp_path: Path, points: str, *select: str) -> subprocess.CompletedProcess[str]:
     test = tmp_path / "test_external.py"
     test.write_text(textwrap.dedent(EXTERNAL.replace("{POINTS}", points)))
     return subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
-         "-o", "addopts=", str(test)],
+         "-o", "addopts=", *select, str(test)],
         capture_output=True, text=True, cwd=tmp_path, timeout=600,
     )  # fmt: skip
 
@@ -59,6 +59,6 @@ def test_external_method_passes(tmp_path: Path) -> None:
 
 def test_broken_method_fails_the_checks(tmp_path: Path) -> None:
     # every point of a batch is the same: the batch check must fail
-    out = _run(tmp_path, "np.repeat(np.clip(X[:1], 0.0, 1.0), q, axis=0)")
+    out = _run(tmp_path, "np.repeat(np.clip(X[:1], 0.0, 1.0), q, axis=0)", "-k", "batches")
     assert out.returncode == 1
     assert "test_batches" in out.stdout and "a batch repeats a point" in out.stdout

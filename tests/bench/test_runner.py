@@ -143,8 +143,11 @@ def test_bench_on_a_dask_cluster(tmp_path) -> None:
     assert len(out) == 2 and all(s.n_evals == 6 for s in out)
 
 
-def test_unreachable_dask_address_is_a_clear_error(tmp_path) -> None:
+def test_unreachable_dask_address_is_a_clear_error(tmp_path, monkeypatch) -> None:
     pytest.importorskip("dask.distributed")
+    from isoline import parallel
+
+    monkeypatch.setattr(parallel, "DASK_CONNECT_TIMEOUT", 1.0)
     cfg = parse_config(CFG)
     with pytest.raises(ConnectionError, match="cannot reach the Dask scheduler"):
         run_bench(cfg, str(tmp_path / "b.db"), dask_address="tcp://127.0.0.1:1", progress=False)
