@@ -174,6 +174,7 @@ def test_replay_admits_last_bit_differences_only(
 
 
 # -- 2. exact resume across processes, every method ---------------------------------------
+@pytest.mark.slow
 def test_resume_in_another_process_is_exact_for_every_method(tmp_path: Path) -> None:
     runs = []
     for m in METHODS:
