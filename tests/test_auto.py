@@ -79,7 +79,15 @@ def test_every_choice_builds_a_method_that_serves_the_batch(space, budget, q, no
     choice = auto.choose(space, budget=budget, batch_size=q, noisy=noisy)
     common = {"space": space} if isinstance(space, Space) else {}
     m = make_method(choice.method, space.dim, seed=0, batch_size=q, **common, **choice.options)
-    assert m.ask().shape == (q, space.dim)
+    X = m.ask()
+    assert X.shape == (q, space.dim)
+    if q > 1:  # the initial design is served first: tell it, so the method proposes a batch
+        m.tell(X, [float(np.sum((x - 0.3) ** 2)) for x in X])
+        while m.n_asked < m.n_init:
+            X = m.ask()
+            m.tell(X, [float(np.sum((x - 0.3) ** 2)) for x in X])
+        X = m.ask()
+        assert X.shape == (q, space.dim) and len({x.tobytes() for x in X}) == q
 
 
 def test_typed_spaces_get_gp_ei_with_optunas_gp_priors():

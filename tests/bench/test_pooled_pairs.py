@@ -52,6 +52,7 @@ def test_a_contender_missing_from_a_finals_file_is_named(tmp_path, capsys) -> No
     assert "no contender ['B']" in capsys.readouterr().err
 
 
-def test_no_source_is_an_error() -> None:
+def test_no_source_is_an_error(capsys) -> None:
     with pytest.raises(SystemExit):
         _module().main(["--pair", "A", "B"])
+    assert "give at least one --suite or --finals" in capsys.readouterr().err

@@ -118,7 +118,7 @@ def test_bad_input_is_named() -> None:
     with pytest.raises(TypeError, match="no_such"):
         IsolineSampler("gp-ei", no_such=1)
     study = optuna.create_study(directions=["minimize", "minimize"], sampler=IsolineSampler())
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="multi-objective"):
         study.optimize(lambda t: (t.suggest_float("x", 0, 1), 1.0), n_trials=1)
 
 

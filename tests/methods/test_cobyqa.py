@@ -61,12 +61,14 @@ def test_withdrawing_the_awaited_point_ends_the_run():
 
 
 def test_no_thread_outlives_its_optimizer():
+    gc.collect()
     before = cobyqa_threads()
     for seed in range(5):
         m = COBYQA(3, seed=seed)
         for _ in range(3):
             X = m.ask()
             m.tell(X, [quadratic(X[0])])
+        assert cobyqa_threads() == before + 1  # this optimizer's helper thread is running
         del m
     gc.collect()
     assert cobyqa_threads() == before

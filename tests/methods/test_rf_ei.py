@@ -117,10 +117,9 @@ def test_gain_over_random_on_a_bowl() -> None:
 def test_same_seed_same_proposals_and_options_change_behaviour() -> None:
     a, b = _told(seed=3), _told(seed=3)
     np.testing.assert_array_equal(a.ask(2), b.ask(2))
-    rnd = _told(seed=3, random_fraction=1.0)
-    assert not np.array_equal(rnd.ask(2), _told(seed=3).ask(2))
-    raw = _told(seed=3, log_cost=False, plateau_steps=2)
-    assert raw.ask().shape == (1, 3)
+    default = _told(seed=3).ask(2)
+    for option in ({"random_fraction": 1.0}, {"log_cost": False}, {"plateau_steps": 2}):
+        assert not np.array_equal(_told(seed=3, **option).ask(2), default), option
 
 
 @pytest.mark.parametrize(

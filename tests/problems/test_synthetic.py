@@ -10,6 +10,7 @@ import pytest
 
 from isoline import problems
 from isoline.designs import sobol
+from isoline.problems.base import Problem
 from isoline.problems.synthetic import Michalewicz
 
 TABLE4 = ["rosenbrock", "nesterov", "different-powers", "dixon-price", "levy", "ackley"]
@@ -162,6 +163,19 @@ def test_available_lists_every_problem_with_dims() -> None:
 
 
 def test_regret_and_lower_bound() -> None:
-    p = problems.get("levy", dim=2)
-    assert p.regret(1.5) == pytest.approx(1.5)
-    np.testing.assert_allclose(p.regret(np.array([1.0, 2.0])), [1.0, 2.0])
+    p = problems.get("michalewicz", dim=2)  # optimum about -1.80, not 0
+    assert p.optimum is not None and p.optimum < -1.5
+    assert p.regret(1.5) == pytest.approx(1.5 - p.optimum)
+    np.testing.assert_allclose(p.regret(np.array([1.0, 2.0])), [1.0 - p.optimum, 2.0 - p.optimum])
+
+    class Distance(Problem):
+        name = "distance"
+
+        def _evaluate(self, x: np.ndarray) -> float:
+            return float(np.abs(x).sum()) + 1.0
+
+    bounded = Distance(1, [-1.0], [1.0], lower_bound=0.5)
+    assert bounded.optimum is None and bounded.lower_bound == 0.5
+    assert bounded.regret(2.0) == pytest.approx(1.5)
+    with pytest.raises(ValueError, match="'distance' has no known optimum or lower bound"):
+        Distance(1, [-1.0], [1.0]).regret(2.0)
