@@ -60,8 +60,24 @@ def test_raise_on_error_keeps_history(tmp_path) -> None:
             f, iso.Box([0], [1]), "random", budget=5, storage=db, study="s", raise_on_error=True
         )
     with Store(db) as store:
-        statuses = [t.status for t in store.trials(store.get_study("s"))]
+        rec = store.get_study("s")
+        statuses = [t.status for t in store.trials(rec)]
     assert statuses == ["ok", "ok", "failed"]
+    # the run stopped on an exception: the study says which, for reports
+    (crash,) = rec.attrs["crashes"]
+    assert "third call fails" in crash["error"] and crash["error"].startswith("RuntimeError")
+    assert not rec.finished
+
+
+def test_an_interrupted_run_is_not_recorded_as_a_crash(tmp_path) -> None:
+    def f(x):
+        raise KeyboardInterrupt
+
+    db = str(tmp_path / "r.db")
+    with pytest.raises(KeyboardInterrupt):
+        iso.minimize(f, iso.Box([0], [1]), "random", budget=3, storage=db, study="s")
+    with Store(db) as store:
+        assert "crashes" not in store.get_study("s").attrs
 
 
 def test_foreign_files_are_refused_not_overwritten(tmp_path) -> None:

@@ -163,9 +163,13 @@ def minimize(
                 pool, owned = make_executor(executor, opt.batch_size)
                 try:
                     run.go(f, pool, progress, callback, raise_on_error, max_initial_failures)
-                except BaseException:
+                except BaseException as err:
                     if owned:
                         shutdown_executor(pool, kill=True)
+                    if isinstance(err, Exception):  # not Ctrl-C or SIGTERM: a crash
+                        # a store that fails here must not hide the error that stopped the run
+                        with contextlib.suppress(Exception):
+                            store.record_crash(run.rec, f"{type(err).__name__}: {err}", time.time())
                     raise
                 if owned:
                     shutdown_executor(pool, kill=False)

@@ -297,13 +297,22 @@ class Store:
         """Append ``when`` (epoch seconds) to the study's ``attrs["resumed"]``: the moment a
         reopened study had replayed its history and went on. Reports measure the time to
         its next batch from there, not across the interruption and the replay."""
+        self._append_attr(study, "resumed", float(when))
+
+    def record_crash(self, study: StudyRecord, error: str, when: float) -> None:
+        """Append ``{"when": when, "error": error}`` to the study's ``attrs["crashes"]``:
+        the run stopped on an exception (the method's or a peer's, or too many failed
+        first evaluations), so reports can say why it is incomplete."""
+        self._append_attr(study, "crashes", {"when": float(when), "error": str(error)})
+
+    def _append_attr(self, study: StudyRecord, key: str, value: Any) -> None:
         with self._tx():
             self._check_owner(study)
             (raw,) = self.conn.execute(
                 "SELECT attrs FROM studies WHERE study_id = ?", (study.study_id,)
             ).fetchone()
             attrs = json.loads(raw)
-            attrs["resumed"] = [*attrs.get("resumed", []), float(when)]
+            attrs[key] = [*attrs.get(key, []), value]
             self.conn.execute(
                 "UPDATE studies SET attrs = ? WHERE study_id = ?", (_dumps(attrs), study.study_id)
             )

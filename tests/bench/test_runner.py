@@ -3,7 +3,7 @@ import pytest
 import yaml
 
 from isoline.bench.config import load_config, parse_config
-from isoline.bench.report import collect, write_report
+from isoline.bench.report import collect, crash_lines, write_report
 from isoline.bench.runner import run_bench
 from isoline.store import Store
 
@@ -232,3 +232,35 @@ def test_auto_in_a_config_is_told_whether_the_problem_is_noisy(tmp_path) -> None
     with Store(db) as store:
         chosen = {s.split("/")[1]: store.get_study(s).method for s in (r.study for r in cfg.runs())}
     assert chosen == {"clean": "cobyqa", "noisy": "turbo"}
+
+
+def test_a_run_that_stopped_on_an_exception_is_named_in_the_report(tmp_path, rosen_problem):
+    import isoline as iso
+    from isoline.bench.runner import make_problem
+
+    cfg = parse_config(dict(CFG, seeds=1, methods=["random"]))
+    (spec,) = cfg.runs()
+    problem = make_problem(spec)
+    db = str(tmp_path / "b.db")
+    calls = {"n": 0}
+
+    def f(x):
+        calls["n"] += 1
+        if calls["n"] == 4:
+            raise ValueError("solver diverged")
+        return problem(x)
+
+    with pytest.raises(RuntimeError, match="solver diverged"):
+        iso.minimize(f, problem.space, "random", budget=spec.budget, seed=spec.seed,
+                     storage=db, study=spec.study, raise_on_error=True)  # fmt: skip
+    (run,) = collect(cfg, db)
+    assert run.crash is not None and "solver diverged" in run.crash
+    (line,) = [x for x in crash_lines([run]) if x.startswith("- ")]
+    assert spec.study in line and "after 4 evaluations" in line
+    report = write_report(cfg, db, tmp_path / "rep").read_text()
+    assert "## Crashed runs" in report and "solver diverged" in report
+    # resumed to the end, it is no longer reported as crashed
+    iso.minimize(problem, problem.space, "random", budget=spec.budget, seed=spec.seed,
+                 storage=db, study=spec.study)  # fmt: skip
+    (run,) = collect(cfg, db)
+    assert run.crash is None and crash_lines([run]) == []

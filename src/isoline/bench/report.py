@@ -32,6 +32,8 @@ class RunData:
     #: start, summed (the first batch counts from the study's creation, the first after a
     #: resume from the resume): the method's suggestion time plus the store's bookkeeping
     suggest_time: float = 0.0
+    #: the exception an unfinished run last stopped on (``"TypeError: ..."``), else ``None``
+    crash: str | None = None
 
     def best_so_far(self) -> np.ndarray:
         v = np.where(np.isfinite(self.values), self.values, np.inf)
@@ -89,9 +91,26 @@ def collect(cfg: BenchConfig, storage: str) -> list[RunData]:
                     _optimum(spec, cache),
                     _best_point(trials, values, rec.space),
                     _suggest_time(trials, rec.created, rec.attrs.get("resumed", [])),
+                    None if rec.finished else _last_crash(rec.attrs),
                 )
             )
     return out
+
+
+def _last_crash(attrs: dict[str, Any]) -> str | None:
+    crashes = attrs.get("crashes", [])
+    return str(crashes[-1]["error"]) if crashes else None
+
+
+def crash_lines(runs: list[RunData]) -> list[str]:
+    """Markdown lines naming each unfinished run that stopped on an exception."""
+    crashed = [r for r in runs if r.crash is not None]
+    if not crashed:
+        return []
+    lines = ["## Crashed runs", "", "Unfinished runs that stopped on an exception (their "
+             "evaluations are kept; running the command again resumes them):", ""]  # fmt: skip
+    lines += [f"- {r.spec.study} after {len(r.values)} evaluations: {r.crash}" for r in crashed]
+    return lines + [""]
 
 
 def _suggest_time(trials: list[Trial], created: float, resumed: list[float]) -> float:
@@ -235,6 +254,7 @@ def write_report(
     against = cfg.report.get("against")
     if against:
         lines += _stats_section(finals, against)
+    lines += crash_lines(runs)
     path = out / "report.md"
     path.write_text("\n".join(lines) + "\n")
     return path
