@@ -30,8 +30,8 @@ MIXED = Space(
 CASES = [
     (box(5), 8, 1, False, "design-only"),
     (box(6), 100, 5, False, "batch"),
-    (MIXED, 128, 8, False, "batch-typed"),
-    (Space({"C": Real(1.0, 1e3, log=True), "g": Real(0, 1)}), None, 4, False, "batch-typed"),
+    (MIXED, 128, 8, False, "batch"),
+    (Space({"C": Real(1.0, 1e3, log=True), "g": Real(0, 1)}), None, 4, False, "batch"),
     (Space({"a": Real(0, 1), "b": Real(-2, 2)}), 64, 8, False, "batch"),
     (Space({f"x{i}": Integer(0, 9) for i in range(25)}), 300, 8, False, "batch-high-dim"),
     (box(30), 300, 4, False, "batch-high-dim"),
