@@ -6,9 +6,12 @@
 A bench store lives outside the repository and is lost with its machine. ``save`` writes
 the store's finished studies that no part in ``DIR`` holds yet into a new part,
 ``DIR/part-NNN.db.xz`` (an isoline store, xz-compressed), so each commit adds only the runs
-finished since the last one. ``restore`` copies every part's studies into ``STORE``
-(``isoline merge``; studies already there are left alone); the suite's runner then skips
-them and runs the rest. Reports read ``STORE`` as usual.
+finished since the last one. A study made again (deleted with ``isoline delete`` and run
+anew, so its creation time differs from the saved one) is saved again in the new part and
+supersedes the old. ``restore`` copies the studies into ``STORE`` (``isoline merge``),
+each from the newest part that holds it; studies already in ``STORE`` are left alone, so
+restore into a new store. The suite's runner then skips them and runs the rest. Reports
+read ``STORE`` as usual.
 """
 
 from __future__ import annotations
@@ -43,16 +46,24 @@ def opened(part: Path) -> Iterator[Store]:
             yield store
 
 
+def saved(folder: Path) -> dict[str, float]:
+    """Each study held by a part in ``folder``: the creation time of its newest copy."""
+    held: dict[str, float] = {}
+    for part in parts(folder):
+        with opened(part) as store:
+            held.update({s.name: s.created for s in store.studies()})
+    return held
+
+
 def save(store_path: str, folder: Path) -> Path | None:
     folder.mkdir(parents=True, exist_ok=True)
-    held: set[str] = set()
+    held = saved(folder)
     found = parts(folder)
-    for part in found:
-        with opened(part) as store:
-            held.update(s.name for s in store.studies())
     with Store(store_path, create=False, readonly=True) as source:
-        new = [s.name for s in source.studies() if s.finished and s.name not in held]
-        if not new:
+        finished = [s for s in source.studies() if s.finished]
+        new = [s.name for s in finished if s.name not in held]
+        redone = [s.name for s in finished if s.name in held and s.created != held[s.name]]
+        if not new and not redone:
             print(f"{folder}: every finished study of {store_path} is saved already")
             return None
         number = int(PART.search(found[-1].name).group(1)) + 1 if found else 1
@@ -60,12 +71,15 @@ def save(store_path: str, folder: Path) -> Path | None:
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / "part.db"
             with Store(path) as target:
-                target.copy_studies(source, new)
+                target.copy_studies(source, new + redone)
                 target.conn.execute("PRAGMA journal_mode = DELETE")
                 target.conn.execute("VACUUM")
             with open(path, "rb") as src, lzma.open(out, "wb", preset=9) as dst:
                 shutil.copyfileobj(src, dst)
-    print(f"{out}: {len(new)} finished studies ({out.stat().st_size / 1e6:.2f} MB)")
+    print(
+        f"{out}: {len(new)} finished studies, {len(redone)} made again "
+        f"({out.stat().st_size / 1e6:.2f} MB)"
+    )
     return out
 
 
@@ -73,11 +87,20 @@ def restore(folder: Path, store_path: str) -> None:
     found = parts(folder)
     if not found:
         raise SystemExit(f"no parts (part-NNN.db.xz) in {folder}")
+    newest: dict[str, Path] = {}
+    for part in found:
+        with opened(part) as store:
+            newest.update({s.name: part for s in store.studies()})
     with Store(store_path) as target:
         for part in found:
             with opened(part) as store:
-                copied, skipped = target.copy_studies(store)
-            print(f"{part.name}: {len(copied)} studies copied, {len(skipped)} already there")
+                names = [s.name for s in store.studies()]
+                mine = [n for n in names if newest[n] == part]
+                copied, skipped = target.copy_studies(store, mine)
+            print(
+                f"{part.name}: {len(copied)} studies copied, {len(skipped)} already there, "
+                f"{len(names) - len(mine)} made again in a later part"
+            )
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -274,3 +274,53 @@ def test_cli_merge_copies_finished_studies_by_prefix(tmp_path, capsys) -> None:
         assert [s.name for s in store.studies()] == ["keep-1", "keep-2"]
     assert main(["merge", dst, str(tmp_path / "missing.db")]) == 2
     assert "no store at" in capsys.readouterr().err
+
+
+def test_deleted_studies_are_gone_and_run_again_from_scratch(tmp_path) -> None:
+    db = str(tmp_path / "s.db")
+    box = iso.Box([-1, -1], [1, 1])
+    first = iso.minimize(sphere, box, "random", budget=4, seed=1, storage=db, study="a")
+    iso.minimize(sphere, box, "random", budget=3, seed=2, storage=db, study="b")
+    with Store(db) as store:
+        assert store.delete_studies(["a"]) == ["a"]
+        assert [s.name for s in store.studies()] == ["b"]
+        assert store.conn.execute("SELECT COUNT(*) FROM trials").fetchone()[0] == 3
+        with pytest.raises(StoreError, match="no study 'a'"):
+            store.delete_studies(["b", "a"])
+        assert store.get_study("b") is not None  # nothing deleted on error
+    again = iso.minimize(sphere, box, "random", budget=4, seed=3, storage=db, study="a")
+    assert again.n_evals == 4 and not np.array_equal(again.x_iters, first.x_iters)
+
+
+def test_a_study_held_by_a_live_run_is_not_deleted(tmp_path) -> None:
+    db = str(tmp_path / "s.db")
+    iso.minimize(sphere, iso.Box([0], [1]), "random", budget=2, storage=db, study="a")
+    with Store(db) as owner, Store(db) as other:
+        lease = owner.acquire(owner.get_study("a"))
+        with pytest.raises(StoreError, match="'a' is being run by process"):
+            other.delete_studies(["a"])
+        lease.release()
+        assert other.delete_studies(["a"]) == ["a"]
+
+
+def test_cli_delete_by_name_and_regex_with_a_dry_run(tmp_path, capsys) -> None:
+    from isoline.cli import main
+
+    db = str(tmp_path / "s.db")
+    for name in ("suite/p1/auto/seed0", "suite/p1/gp-ei/seed0", "suite/p2/auto/seed0", "x"):
+        iso.minimize(sphere, iso.Box([0], [1]), "random", budget=2, storage=db, study=name)
+    assert main(["delete", db, "--match", "/auto/", "--dry-run"]) == 0
+    assert "would delete 2 studies" in capsys.readouterr().out
+    with Store(db, readonly=True) as store:
+        assert len(store.studies()) == 4
+    assert main(["delete", db, "x", "--match", "/auto/"]) == 0
+    out = capsys.readouterr().out
+    assert "deleted 3 studies" in out and "suite/p2/auto/seed0" in out
+    with Store(db, readonly=True) as store:
+        assert [s.name for s in store.studies()] == ["suite/p1/gp-ei/seed0"]
+    assert main(["delete", db]) == 2
+    assert "--match" in capsys.readouterr().err
+    assert main(["delete", db, "--match", "("]) == 2
+    assert "not a regular expression" in capsys.readouterr().err
+    assert main(["delete", db, "nope", "--dry-run"]) == 2
+    assert "no study 'nope'" in capsys.readouterr().err

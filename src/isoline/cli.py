@@ -1,4 +1,4 @@
-"""The ``isoline`` command line: run, bench, report, merge, methods, problems, lattice."""
+"""The ``isoline`` command line: run, bench, report, merge, delete, methods, problems, lattice."""
 
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ EPILOG = """examples:
   isoline bench src/isoline/configs/demo.yaml --out report/
   isoline report src/isoline/configs/demo.yaml --out report/
   isoline merge all.db machine-a.db machine-b.db   copy finished studies into all.db
+  isoline delete runs.db --match '/auto/' --dry-run  list the studies it would delete
   isoline lattice --n 1000 --d 10 --method alg7 --out points.csv
 """
 
@@ -182,6 +183,37 @@ def cmd_merge(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_delete(args: argparse.Namespace) -> int:
+    import re
+
+    from isoline.store import Store, StoreError
+
+    if not args.names and args.match is None:
+        raise ValueError("name the studies to delete, or give --match REGEX")
+    try:
+        pattern = re.compile(args.match) if args.match is not None else None
+    except re.error as err:
+        raise ValueError(f"--match {args.match!r} is not a regular expression: {err}") from err
+    with Store(args.store, create=False, readonly=args.dry_run) as store:
+        names = list(args.names)
+        if pattern is not None:
+            names += [s.name for s in store.studies() if pattern.search(s.name)]
+        if not names:
+            print(f"no study of {args.store} matches {args.match!r}")
+            return 0
+        if args.dry_run:
+            missing = [n for n in names if store.get_study(n) is None]
+            if missing:
+                raise StoreError(f"no study {missing[0]!r} in {args.store}")
+        else:
+            store.delete_studies(names)
+    verb = "would delete" if args.dry_run else "deleted"
+    print(f"{verb} {len(names)} studies of {args.store}:")
+    for name in names:
+        print(f"  {name}")
+    return 0
+
+
 def cmd_lattice(args: argparse.Namespace) -> int:
     from isoline.designs.lattice import rank1_lattice
 
@@ -270,6 +302,15 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--unfinished", action="store_true",
                    help="also copy unfinished studies (they resume in the target)")  # fmt: skip
     s.set_defaults(func=cmd_merge)
+
+    s = sub.add_parser("delete", help="delete studies from a store, to run them again")
+    s.add_argument("store", help="SQLite store")
+    s.add_argument("names", nargs="*", help="names of the studies to delete")
+    s.add_argument("--match", metavar="REGEX",
+                   help="also delete every study whose name matches, e.g. '/isoline auto/'")  # fmt: skip
+    s.add_argument("--dry-run", action="store_true",
+                   help="list the studies that would be deleted; delete nothing")  # fmt: skip
+    s.set_defaults(func=cmd_delete)
 
     s = sub.add_parser("lattice", help="build a rank-1 lattice of maximal separation")
     s.add_argument("--n", type=int, required=True, help="number of points")

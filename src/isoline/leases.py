@@ -140,6 +140,15 @@ class LeaseBook:
         self.held[study_id] = lease
         return lease
 
+    def holder(self, study_id: int) -> str | None:
+        """Who holds a live lease on the study (``"process P on host H"``), or None."""
+        row = self.conn.execute(
+            "SELECT host, pid, pid_start, heartbeat FROM leases WHERE study_id = ?", (study_id,)
+        ).fetchone()
+        if row is None or self.stale(*row):
+            return None
+        return f"process {row[1]} on host {row[0]!r}"
+
     def stale(self, host: str, pid: int, pid_start: str | None, heartbeat: float) -> bool:
         """Whether a lease row of that owner may be taken over."""
         if host == socket.gethostname():

@@ -376,6 +376,42 @@ class Store:
             copied.append(study.name)
         return copied, skipped
 
+    def delete_studies(self, names: Iterable[str]) -> list[str]:
+        """Delete studies, with their trials and leases, in one transaction.
+
+        For a run to be made again from scratch (a changed method, a corrected problem):
+        the next run under the same name starts a new study instead of resuming.
+
+        Args:
+            names: the studies to delete.
+
+        Returns:
+            The names deleted, in the order given.
+
+        Raises:
+            StoreError: a name is not in this store, or a live process holds its lease
+                (a run in progress); nothing is deleted then.
+        """
+        names = list(dict.fromkeys(names))
+        with self._tx():
+            ids = []
+            for name in names:
+                row = self.conn.execute(
+                    "SELECT study_id FROM studies WHERE name = ?", (name,)
+                ).fetchone()
+                if row is None:
+                    raise StoreError(f"no study {name!r} in {self.path}")
+                holder = self.leases.holder(row[0])
+                if holder is not None:
+                    raise StoreError(
+                        f"study {name!r} is being run by {holder}; stop that run before "
+                        "deleting the study"
+                    )
+                ids.append((row[0],))
+            for table in ("trials", "leases", "studies"):
+                self.conn.executemany(f"DELETE FROM {table} WHERE study_id = ?", ids)
+        return names
+
     def _copy_study(self, source: Store, study: StudyRecord) -> None:
         """Inside a write transaction: insert ``study`` of ``source`` and its trials."""
         row = source.conn.execute(

@@ -51,3 +51,24 @@ def test_each_part_holds_only_the_runs_finished_since_the_last_and_restore_joins
             assert [t.y for t in got.trials(got.get_study(name))] == [
                 t.y for t in want.trials(want.get_study(name))
             ]
+
+
+def test_a_study_made_again_is_saved_again_and_its_newest_copy_is_restored(tmp_path) -> None:
+    parts = _module()
+    db, folder = str(tmp_path / "bench.db"), tmp_path / "runs"
+    _run(db, "a")
+    _run(db, "b")
+    parts.save(db, folder)
+    with Store(db) as store:
+        store.delete_studies(["a"])
+    _run(db, "a", budget=5)  # made again, e.g. after a method changed
+    assert parts.save(db, folder) is not None
+    assert parts.save(db, folder) is None
+    with parts.opened(parts.parts(folder)[-1]) as store:
+        assert [s.name for s in store.studies()] == ["a"]
+
+    fresh = str(tmp_path / "fresh.db")
+    parts.restore(folder, fresh)
+    with Store(fresh, readonly=True) as got:
+        assert [s.name for s in got.studies()] == ["b", "a"]
+        assert len(got.trials(got.get_study("a"))) == 5
