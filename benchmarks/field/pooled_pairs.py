@@ -11,7 +11,8 @@ For each suite (config, store, seeds) the cells where both contenders finished (
 two and random need to be complete), or a summary's committed ``finals.npz`` (``--finals``:
 final values per cell, written by ``field.py summary``); per suite and pooled: cells where the first is lower
 and higher, and the paired one-sided Wilcoxon test that the first is lower. ``--rename``
-maps a suite's label to the pair's (e.g. auto, when it ran one of them).
+maps a suite's label to the pair's (e.g. auto, when it ran one of them). ``--by-problem``
+also prints the counts of each problem (a cell is named ``problem/seedN``).
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ def main(argv: list[str] | None = None) -> None:
                     metavar=("CONFIG", "STORE", "SEEDS"))  # fmt: skip
     ap.add_argument("--finals", action="append", default=[], metavar="NPZ")
     ap.add_argument("--rename", action="append", default=[], help="LABEL=PAIR_LABEL")
+    ap.add_argument("--by-problem", action="store_true", help="counts per problem too")
     args = ap.parse_args(argv)
     rename = dict(r.split("=", 1) for r in args.rename)
     first, second = args.pair
@@ -47,7 +49,7 @@ def main(argv: list[str] | None = None) -> None:
     pooled: list[np.ndarray] = []
     for path in args.finals:
         with np.load(path) as f:
-            labels, F = [str(x) for x in f["labels"]], f["F"]
+            labels, F, cells = [str(x) for x in f["labels"]], f["F"], [str(c) for c in f["cells"]]
         col = {rename.get(lab, lab): j for j, lab in enumerate(labels)}
         missing = [x for x in args.pair if x not in col]
         if missing:
@@ -55,6 +57,8 @@ def main(argv: list[str] | None = None) -> None:
         pairs = F[:, [col[first], col[second]]]
         pooled.append(pairs)
         _print(path, pairs, first)
+        if args.by_problem:
+            _print_problems(cells, pairs, first)
     for config, store, seeds in args.suite:
         cfg = load_config(config).subset(seeds=seeds)
         wanted = {
@@ -67,6 +71,8 @@ def main(argv: list[str] | None = None) -> None:
         pairs = F[:, [col[first], col[second]]]
         pooled.append(pairs)
         _print(f"{config} seeds {seeds}", pairs, first)
+        if args.by_problem:
+            _print_problems([f"{p}/seed{s}" for p, s in cells], pairs, first)
     _print("pooled", np.vstack(pooled), first)
 
 
@@ -77,6 +83,15 @@ def _print(name: str, pairs: np.ndarray, first: str) -> None:
         f"{name}: {len(a)} cells, {first} lower in {int((a < b).sum())}, "
         f"higher in {int((a > b).sum())}, one-sided Wilcoxon p = {p:.3g}"
     )
+
+
+def _print_problems(cells: list[str], pairs: np.ndarray, first: str) -> None:
+    problems = sorted({c.rsplit("/", 1)[0] for c in cells})
+    for problem in problems:
+        rows = [i for i, c in enumerate(cells) if c.rsplit("/", 1)[0] == problem]
+        a, b = pairs[rows, 0], pairs[rows, 1]
+        print(f"  {problem}: {first} lower in {int((a < b).sum())}, higher in {int((a > b).sum())}"
+              f" of {len(rows)}")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -56,3 +56,15 @@ def test_no_source_is_an_error(capsys) -> None:
     with pytest.raises(SystemExit):
         _module().main(["--pair", "A", "B"])
     assert "give at least one --suite or --finals" in capsys.readouterr().err
+
+
+def test_by_problem_counts_each_problem_of_the_cells(tmp_path, capsys) -> None:
+    cells = np.array(["p/seed0", "p/seed1", "q/seed0", "q/seed1", "q/seed2"])
+    F = np.array([[1, 2], [3, 2], [0, 1], [0, 1], [5, 5]], float)
+    np.savez(tmp_path / "f.npz", F=F, labels=np.array(["A", "B"]), cells=cells)
+    _module().main(["--pair", "A", "B", "--finals", str(tmp_path / "f.npz"), "--by-problem"])
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1:3] == [
+        "  p: A lower in 1, higher in 1 of 2",
+        "  q: A lower in 2, higher in 0 of 3",
+    ]
