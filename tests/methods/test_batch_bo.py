@@ -139,6 +139,26 @@ def test_perturbation_setting_learns_noise_and_noise_free_interpolates() -> None
     np.testing.assert_allclose(g_free.posterior(U)[0], y, atol=1e-3)
 
 
+def test_optuna_priors_change_the_gp_and_keep_the_noise_free_nugget() -> None:
+    rng = np.random.default_rng(1)
+    U = rng.random((20, D))
+    y = bowl(U)
+    fits = {}
+    for priors in ("botorch", "optuna"):
+        m = BKOP(D, n_init=0, priors=priors, seed=0)
+        m.tell(U, y)
+        with m.torch_rng():
+            fits[priors] = m.fit()
+    assert fits["optuna"].noise == pytest.approx(1e-6 * np.var(y), rel=1e-3)
+    assert not np.allclose(fits["optuna"].lengthscales, fits["botorch"].lengthscales)
+    batches = []
+    for priors in ("botorch", "optuna"):
+        m = BKOP(D, n_init=0, priors=priors, seed=0, batch_size=3)
+        m.tell(U, y)
+        batches.append(m.ask())
+    assert not np.allclose(*batches)
+
+
 @pytest.mark.parametrize(
     "cls,kw,match",
     [
@@ -147,6 +167,7 @@ def test_perturbation_setting_learns_noise_and_noise_free_interpolates() -> None
         (BKOP, {"setting": "perturbation", "noise": -1.0}, "noise must be"),
         (BKOP, {"optimizer": "adam"}, "optimizer must be one of"),
         (BKOP, {"kernel": "cubic"}, "kernel must be one of"),
+        (BKOP, {"priors": "sklearn"}, "priors must be one of"),
         (BKOP, {"weight": -1.0}, "weight must be"),
         (BKOP, {"max_evals": 0}, "max_evals must be"),
         (GPBUCB, {"beta": "huge"}, "beta must be"),

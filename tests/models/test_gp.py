@@ -240,12 +240,28 @@ def test_optuna_priors_are_optunas_map_objective() -> None:
     assert moved < base
 
 
+def test_optuna_priors_with_a_fixed_nugget_keep_it_and_learn_the_rest() -> None:
+    X, y = _data(25, 3)
+    nugget = 1e-6 * float(np.var(y))
+    gp = fit_gp(X, y, kernel="matern52", noise=nugget, priors="optuna")
+    k = gp.model.covar_module
+    assert isinstance(k.base_kernel.lengthscale_prior, InverseSquaredLengthscalePrior)
+    assert not gp.model.likelihood.noise_covar.raw_noise.requires_grad
+    scale = float(gp.model.outcome_transform.stdvs.squeeze()) ** 2
+    assert float(gp.model.likelihood.noise) * scale == pytest.approx(nugget, rel=1e-6)
+    free = fit_gp(X, y, kernel="matern52", priors="optuna")
+    assert float(free.model.likelihood.noise) > 10 * float(gp.model.likelihood.noise)
+    assert not np.allclose(
+        gp.lengthscales, fit_gp(X, y, kernel="matern52", noise=nugget).lengthscales
+    )
+
+
 @pytest.mark.parametrize(
     "kwargs, exc, match",
     [
         (dict(priors="gpytorch"), ValueError, "priors must be one of"),
         (dict(priors="optuna", log_params=True), ValueError, "priors='optuna'"),
-        (dict(priors="optuna", noise=0.1), ValueError, "priors='optuna'"),
+        (dict(priors="optuna", outputscale=2.0), ValueError, "priors='optuna'"),
         (dict(log_params="yes"), TypeError, "log_params"),
         (dict(kernel="matern32"), ValueError, "kernel must be one of"),
         (dict(mean="linear"), ValueError, "mean must be one of"),

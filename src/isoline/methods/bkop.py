@@ -38,7 +38,7 @@ from botorch.models.model import Model
 from isoline.acquisition import gaussian_posterior, maximize, y_unit
 from isoline.methods.base import Method
 from isoline.methods.registry import register
-from isoline.models.gp import GP, KERNELS, fit_gp
+from isoline.models.gp import GP, KERNELS, PRIORS, fit_gp
 from isoline.validation import check_choice, check_float, check_int
 
 __all__ = [
@@ -183,6 +183,10 @@ class KernelBatchMethod(Method):
         noise: perturbation setting only: ``sigma^2`` in ``y`` units, or ``None`` to
             learn it by marginal likelihood.
         kernel: ``"matern52"`` or ``"rbf"`` (ARD).
+        priors: the GP's hyperparameter priors, BoTorch's ``"botorch"`` (the default) or
+            Optuna GPSampler's ``"optuna"`` (a learned signal variance, lengthscales kept
+            near 1 unless the data insist; :func:`isoline.models.gp.fit_gp`). The
+            noise-free setting keeps its nugget either way.
         optimizer: ``"gradient"`` (BoTorch multi-start L-BFGS-B with torch autograd; the
             default, it reached higher acquisition values than CMA-ES in our measurement)
             or ``"cma"`` (CMA-ES via pycma, as the paper).
@@ -201,6 +205,7 @@ class KernelBatchMethod(Method):
         setting: str = "noise-free",
         noise: float | None = None,
         kernel: str = "matern52",
+        priors: str = "botorch",
         optimizer: str = "gradient",
         max_evals: int | None = None,
         num_restarts: int = 20,
@@ -212,6 +217,7 @@ class KernelBatchMethod(Method):
         super().__init__(dim, **common)
         self.setting = check_choice(setting, "setting", SETTINGS)
         self.kernel = check_choice(kernel, "kernel", KERNELS)
+        self.priors = check_choice(priors, "priors", PRIORS)
         self.optimizer = check_choice(optimizer, "optimizer", OPTIMIZERS)
         if noise is not None and setting != "perturbation":
             raise ValueError("noise is only used with setting='perturbation'; leave it None")
@@ -230,7 +236,7 @@ class KernelBatchMethod(Method):
             noise: float | None = NOISE_FREE_NUGGET * float(np.var(y))
         else:
             noise = self.noise
-        return fit_gp(X, y, kernel=self.kernel, noise=noise)
+        return fit_gp(X, y, kernel=self.kernel, noise=noise, priors=self.priors)
 
     def optimize(
         self, acqf: AcquisitionFunction, q: int, starts: np.ndarray | None = None

@@ -267,7 +267,8 @@ def fit_gp(
             noise variance with a Gamma(1.1, 30) prior above 1e-6, and on each inverse
             squared lengthscale ``lam`` the log-density ``-(0.1 / lam + 0.1 lam)``
             (:class:`InverseSquaredLengthscalePrior`), all in standardized units. With
-            learned lengthscales, noise and signal variance only, and not in log space.
+            learned lengthscales and signal variance only, and not in log space; a fixed
+            ``noise`` (e.g. a nugget for noise-free objectives) replaces the noise prior.
 
     Randomness: only the retries of ``fit_gpytorch_mll`` sample from torch's global
     generator; call inside :meth:`isoline.methods.base.Method.torch_rng`.
@@ -295,12 +296,10 @@ def _fit_gp(
     priors: str = "botorch",
 ) -> GP:
     Xt, yt = _check_data(X, y)
-    if priors == "optuna" and (
-        log_params or lengthscale is not None or noise is not None or outputscale is not None
-    ):
+    if priors == "optuna" and (log_params or lengthscale is not None or outputscale is not None):
         raise ValueError(
-            "priors='optuna' needs learned lengthscales, noise and signal variance, not in "
-            "log space (leave lengthscale, noise and outputscale None and log_params False)"
+            "priors='optuna' needs learned lengthscales and signal variance, not in log space "
+            "(leave lengthscale and outputscale None and log_params False)"
         )
     if kernel not in KERNELS:
         raise ValueError(f"kernel must be one of {KERNELS}, got {kernel!r}")
@@ -313,7 +312,8 @@ def _fit_gp(
     solver = {} if ftol is None else {"options": {"ftol": check_positive(ftol, "ftol")}}
     d = Xt.shape[1]
     if priors == "optuna":
-        covar, likelihood = _optuna_kernel(kernel, d), _optuna_likelihood()
+        covar = _optuna_kernel(kernel, d)
+        likelihood = _optuna_likelihood() if noise is None else _make_likelihood(noise)
     else:
         covar = _make_kernel(kernel, d, lengthscale, outputscale is not None, log_params)
         likelihood = _make_likelihood(noise, log_params)
