@@ -5,6 +5,12 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.isoline-installed
+# glibc maps every allocation above its mmap threshold (at most 32 MB by default) afresh and
+# returns freed heap tops to the system; NeuralBO's candidate scoring (width 500, 8192 rows
+# at a time: 33 MB temporaries) then page-faults gigabytes per proposal. Keeping freed
+# memory in the process changes no result and cut a neuralbo run's system time from about
+# 10 s to 1 s (benchmarks/results/malloc.md).
+MALLOC := MALLOC_MMAP_THRESHOLD_=1073741824 MALLOC_TRIM_THRESHOLD_=1073741824
 
 .PHONY: venv demo test lint clean
 
@@ -18,10 +24,10 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(VENV)/bin/isoline bench src/isoline/configs/demo.yaml --out demo-report --storage demo.db
+	$(MALLOC) $(VENV)/bin/isoline bench src/isoline/configs/demo.yaml --out demo-report --storage demo.db
 
 test: $(STAMP)
-	$(PY) -m pytest -n 2 --dist worksteal -p no:cacheprovider --timeout=900 --durations=15
+	$(MALLOC) $(PY) -m pytest -n 2 --dist worksteal -p no:cacheprovider --timeout=900 --durations=15
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests benchmarks packaging examples
