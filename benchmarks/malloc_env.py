@@ -17,6 +17,7 @@ import argparse
 import json
 import os
 import resource
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -77,7 +78,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.out:
         commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
                                 text=True).stdout.strip()  # fmt: skip
-        command = "python benchmarks/malloc_env.py " + " ".join(argv or sys.argv[1:])
+        command = shlex.join(["python", "benchmarks/malloc_env.py", *(argv or sys.argv[1:])])
         args.out.write_text(
             "# glibc malloc settings and a run's cost\n\n"
             f"`{command}` at {commit}, {time.strftime('%Y-%m-%d %H:%M')}. {args.note}\n\n"
