@@ -149,8 +149,18 @@ def test_a_study_that_does_not_replay_is_refused_not_continued(tmp_path: Path) -
     iso.minimize(sphere, box(), "cma-es", budget=6, seed=1, storage=db, study="s")
     with sqlite3.connect(db) as conn:
         conn.execute("UPDATE trials SET x = '[0.1, 0.2, 0.3]' WHERE number = 4")
-    with pytest.raises(StoreError, match="replaying its history proposes trial 4"):
+    with pytest.raises(StoreError, match="replaying its history proposes trial 4") as err:
         iso.minimize(sphere, box(), "cma-es", budget=8, seed=1, storage=db, study="s")
+    assert "changed since" not in str(err.value)
+    # made in another environment: the refusal names the packages that changed
+    with sqlite3.connect(db) as conn:
+        (raw,) = conn.execute("SELECT attrs FROM studies").fetchone()
+        attrs = json.loads(raw)
+        attrs["versions"] = dict(attrs["versions"], cma="0.9", numpy=attrs["versions"]["numpy"])
+        conn.execute("UPDATE studies SET attrs = ?", (json.dumps(attrs),))
+    with pytest.raises(StoreError, match=r"changed since: cma 0\.9 -> \d") as err:
+        iso.minimize(sphere, box(), "cma-es", budget=8, seed=1, storage=db, study="s")
+    assert "numpy" not in str(err.value).split("changed since")[1]
 
 
 @pytest.mark.parametrize("shift, replays", [(1e-12, True), (1e-7, False)])

@@ -43,7 +43,7 @@ from isoline.bench.ranks import (
     stand_in_ranks,
     wilcoxon_against_best,
 )
-from isoline.bench.report import RunData, collect, crash_lines, git_commit
+from isoline.bench.report import RunData, collect, crash_lines, git_commit, version_lines
 from isoline.bench.runner import make_problem, report_crashes, run_bench
 from isoline.bench.stats import benjamini_hochberg, to_markdown
 
@@ -292,6 +292,7 @@ def summary(args: argparse.Namespace) -> None:
             for lab, v in missing.items()
         ]
         lines += [""] + crash_lines(runs)
+    lines += [""] + version_lines(runs)
     (out / "README.md").write_text("\n".join(lines) + "\n")
     np.savez(
         out / "finals.npz",

@@ -241,6 +241,7 @@ class _Run:
         if rec is None:
             attrs: dict[str, Any] = {
                 "isoline": _version(),
+                "versions": package_versions(),
                 "defaults": _jsonable(option_defaults(s.method)),
             }
             if opt.choice is not None:
@@ -517,9 +518,9 @@ def _replay(
                 f"cannot resume study {rec.name!r}: replaying its history proposes trial "
                 f"{batch[row].number} at {asked[row].tolist()} but the stored trial is at "
                 f"{stored[row].tolist()}. The study was written by isoline "
-                f"{rec.attrs.get('isoline', '< 0.1')} and this is {_version()}; the method "
-                "does not reproduce it. All its evaluations stay in the store; start a new "
-                "study to go on"
+                f"{rec.attrs.get('isoline', '< 0.1')} and this is {_version()}"
+                f"{_changed_packages(rec.attrs.get('versions'))}; the method does not "
+                "reproduce it. All its evaluations stay in the store; start a new study to go on"
             )
         if b < rec.state_batch:
             opt.tell(X, [np.nan if t.y is None else t.y for t in batch])
@@ -549,6 +550,35 @@ def _jsonable(d: dict[str, Any]) -> dict[str, Any]:
         json.dumps(d, default=lambda o: o.tolist() if hasattr(o, "tolist") else repr(o))
     )
     return out
+
+
+#: the packages whose version can change a trajectory: the numerics under isoline's methods
+#: and the peers' own packages (recorded when installed)
+TRAJECTORY_PACKAGES = (
+    "numpy", "scipy", "torch", "gpytorch", "botorch", "cma", "scikit-learn", "optuna",
+    "ax-platform", "nevergrad", "scikit-optimize", "smac",
+)  # fmt: skip
+
+
+def package_versions() -> dict[str, str]:
+    """``{package: version}`` of the installed :data:`TRAJECTORY_PACKAGES`; each new study
+    records it, since a model-based run amplifies a change in a fit's last bits."""
+    out = {}
+    for name in TRAJECTORY_PACKAGES:
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            continue
+    return out
+
+
+def _changed_packages(stored: dict[str, str] | None) -> str:
+    """``"; changed since: botorch 0.17.0 -> 0.18.1"`` for a study's recorded versions."""
+    if not stored:
+        return ""
+    now = package_versions()
+    changed = [f"{k} {v} -> {now.get(k, 'absent')}" for k, v in stored.items() if now.get(k) != v]
+    return f"; changed since: {', '.join(changed)}" if changed else ""
 
 
 def _version() -> str:

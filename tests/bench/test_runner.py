@@ -264,3 +264,36 @@ def test_a_run_that_stopped_on_an_exception_is_named_in_the_report(tmp_path, ros
                  storage=db, study=spec.study)  # fmt: skip
     (run,) = collect(cfg, db)
     assert run.crash is None and crash_lines([run]) == []
+
+
+def test_each_run_records_its_package_versions_and_the_report_lists_them(
+    tmp_path, rosen_problem
+) -> None:
+    import json
+    import sqlite3
+    from importlib import metadata
+
+    from isoline.bench.report import version_lines
+
+    cfg = parse_config(dict(CFG, seeds=2, methods=["random"]))
+    db = str(tmp_path / "v.db")
+    run_bench(cfg, db, workers=1, progress=False)
+    runs = collect(cfg, db)
+    assert {r.versions["numpy"] for r in runs} == {metadata.version("numpy")}
+    assert runs[0].versions["torch"] == metadata.version("torch")
+    # a run stored before versions were recorded, and one made in another environment
+    con = sqlite3.connect(db)
+    (first, attrs), (second, _) = con.execute("SELECT name, attrs FROM studies ORDER BY study_id")
+    old = json.loads(attrs)
+    del old["versions"]
+    con.execute("UPDATE studies SET attrs = ? WHERE name = ?", (json.dumps(old), first))
+    con.commit()
+    con.close()
+    runs = collect(cfg, db)
+    runs[1].versions = dict(runs[1].versions, numpy="1.0")
+    lines = version_lines(runs)
+    assert lines[0] == "## Package versions"
+    assert "- 1 runs: not recorded" in lines
+    assert sum("numpy 1.0," in x for x in lines) == 1
+    report = write_report(cfg, db, tmp_path / "rep").read_text()
+    assert "## Package versions" in report and f"numpy {metadata.version('numpy')}" in report

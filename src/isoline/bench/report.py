@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,7 @@ from isoline.bench.config import BenchConfig, RunSpec
 from isoline.bench.plots import plot_convergence
 from isoline.store import Store, Trial
 
-__all__ = ["RunData", "collect", "write_report"]
+__all__ = ["RunData", "collect", "crash_lines", "version_lines", "write_report"]
 
 
 @dataclass
@@ -34,6 +35,9 @@ class RunData:
     suggest_time: float = 0.0
     #: the exception an unfinished run last stopped on (``"TypeError: ..."``), else ``None``
     crash: str | None = None
+    #: ``{package: version}`` the run was made with (:func:`isoline.runs.package_versions`);
+    #: empty for runs stored before isoline recorded them
+    versions: dict[str, str] = field(default_factory=dict)
 
     def best_so_far(self) -> np.ndarray:
         v = np.where(np.isfinite(self.values), self.values, np.inf)
@@ -92,6 +96,7 @@ def collect(cfg: BenchConfig, storage: str) -> list[RunData]:
                     _best_point(trials, values, rec.space),
                     _suggest_time(trials, rec.created, rec.attrs.get("resumed", [])),
                     None if rec.finished else _last_crash(rec.attrs),
+                    dict(rec.attrs.get("versions", {})),
                 )
             )
     return out
@@ -110,6 +115,20 @@ def crash_lines(runs: list[RunData]) -> list[str]:
     lines = ["## Crashed runs", "", "Unfinished runs that stopped on an exception (their "
              "evaluations are kept; running the command again resumes them):", ""]  # fmt: skip
     lines += [f"- {r.spec.study} after {len(r.values)} evaluations: {r.crash}" for r in crashed]
+    return lines + [""]
+
+
+def version_lines(runs: list[RunData]) -> list[str]:
+    """Markdown lines with the package versions the runs were made with: one line per
+    distinct set, with its number of runs (several sets: the environment changed between
+    runs, which can change model-based trajectories)."""
+    sets = Counter(tuple(sorted(r.versions.items())) for r in runs)
+    if not sets:
+        return []
+    lines = ["## Package versions", ""]
+    for versions, n in sets.most_common():
+        text = ", ".join(f"{k} {v}" for k, v in versions) if versions else "not recorded"
+        lines.append(f"- {n} runs: {text}")
     return lines + [""]
 
 
@@ -255,6 +274,7 @@ def write_report(
     if against:
         lines += _stats_section(finals, against)
     lines += crash_lines(runs)
+    lines += version_lines(runs)
     path = out / "report.md"
     path.write_text("\n".join(lines) + "\n")
     return path
