@@ -46,18 +46,19 @@ def opened(part: Path) -> Iterator[Store]:
             yield store
 
 
-def saved(folder: Path) -> dict[str, float]:
-    """Each study held by a part in ``folder``: the creation time of its newest copy."""
-    held: dict[str, float] = {}
+def holdings(folder: Path) -> dict[str, tuple[Path, float]]:
+    """Each study held by a part in ``folder``: the newest part holding it and that copy's
+    creation time."""
+    held: dict[str, tuple[Path, float]] = {}
     for part in parts(folder):
         with opened(part) as store:
-            held.update({s.name: s.created for s in store.studies()})
+            held.update({s.name: (part, s.created) for s in store.studies()})
     return held
 
 
 def save(store_path: str, folder: Path) -> Path | None:
     folder.mkdir(parents=True, exist_ok=True)
-    held = saved(folder)
+    held = {name: created for name, (_, created) in holdings(folder).items()}
     found = parts(folder)
     with Store(store_path, create=False, readonly=True) as source:
         finished = [s for s in source.studies() if s.finished]
@@ -87,10 +88,7 @@ def restore(folder: Path, store_path: str) -> None:
     found = parts(folder)
     if not found:
         raise SystemExit(f"no parts (part-NNN.db.xz) in {folder}")
-    newest: dict[str, Path] = {}
-    for part in found:
-        with opened(part) as store:
-            newest.update({s.name: part for s in store.studies()})
+    newest = {name: part for name, (part, _) in holdings(folder).items()}
     with Store(store_path) as target:
         for part in found:
             with opened(part) as store:
