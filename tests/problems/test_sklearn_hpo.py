@@ -42,6 +42,19 @@ def test_relaxed_problem_rounds_inside_the_objective() -> None:
     assert relaxed(u)[0] == typed(typed.space.decode(u[None])[0])[0]
 
 
+def test_logit_false_gives_the_same_problem_on_a_linear_scale() -> None:
+    kw = {"model": "MLP-sgd", "dataset": "iris", "seed": 2}
+    logit = iso.problems.get("hpo-sklearn", **kw)
+    linear = iso.problems.get("hpo-sklearn", logit=False, **kw)
+    ratios = [k for k, v in logit.space.params.items() if getattr(v, "logit", False)]
+    assert ratios == ["power_t", "momentum", "validation_fraction"]
+    assert not any(getattr(v, "logit", False) for v in linear.space.params.values())
+    assert linear.space.params["momentum"] == iso.Real(0.001, 0.999)
+    config = logit.space.decode(np.full((1, logit.dim), 0.3))[0]
+    assert linear(config)[0] == logit(config)[0]
+    assert linear.space.decode(np.full((1, linear.dim), 0.3))[0] != config
+
+
 def test_a_run_on_the_typed_space_gets_typed_configurations() -> None:
     p = iso.problems.get("hpo-sklearn", model="ada", dataset="iris")
     res = iso.minimize(p, p.space, "gp-ei", budget=6, seed=0, n_init=4)
@@ -61,3 +74,8 @@ def test_a_run_on_the_typed_space_gets_typed_configurations() -> None:
 def test_bad_options_are_named(kwargs: dict[str, object], match: str) -> None:
     with pytest.raises(ValueError, match=match):
         iso.problems.get("hpo-sklearn", **kwargs)  # type: ignore[arg-type]
+
+
+def test_a_flag_that_is_not_a_bool_is_named() -> None:
+    with pytest.raises(TypeError, match="logit"):
+        iso.problems.get("hpo-sklearn", model="DT", logit="no")

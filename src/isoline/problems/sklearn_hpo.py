@@ -21,6 +21,9 @@ liblinear logistic regressions with ``l1_ratio`` 1 / 0 (scikit-learn's replaceme
 ``penalty``) wrapped one-vs-rest, as bayesmark's ``multi_class="ovr"``; SVC computes probabilities only for the
 ``nll`` metric.
 
+``logit=False`` puts the parameters bayesmark scales by logit on a linear scale, the
+presentation every peer optimizer sees (none offers a logit scale).
+
 ``relaxed=True`` presents the same problem on the continuous unit cube of the space's
 encoding: the objective decodes (rounds) each point itself, which is how a method without
 typed parameters would have to run it.
@@ -59,22 +62,18 @@ MODELS = ("kNN", "SVM", "DT", "RF", "MLP-adam", "MLP-sgd", "ada", "lasso", "line
 CV_SPLITS = 5
 
 
-def _logit(low: float, high: float) -> Real:
-    return Real(low, high, logit=True)
-
-
-def _tree() -> dict[str, Any]:
+def _tree(ratio: Callable[[float, float], Real]) -> dict[str, Any]:
     return {
         "max_depth": Integer(1, 15),
-        "min_samples_split": _logit(0.01, 0.99),
-        "min_samples_leaf": _logit(0.01, 0.49),
-        "min_weight_fraction_leaf": _logit(0.01, 0.49),
-        "max_features": _logit(0.01, 0.99),
+        "min_samples_split": ratio(0.01, 0.99),
+        "min_samples_leaf": ratio(0.01, 0.49),
+        "min_weight_fraction_leaf": ratio(0.01, 0.49),
+        "max_features": ratio(0.01, 0.99),
         "min_impurity_decrease": Real(0.0, 0.5),
     }
 
 
-def _mlp(solver: str) -> dict[str, Any]:
+def _mlp(solver: str, ratio: Callable[[float, float], Real]) -> dict[str, Any]:
     common = {
         "hidden_layer_sizes": Integer(50, 200),
         "alpha": Real(1e-5, 1e1, log=True),
@@ -85,23 +84,30 @@ def _mlp(solver: str) -> dict[str, Any]:
         return {
             **common,
             "tol": Real(1e-5, 1e-1, log=True),
-            "validation_fraction": _logit(0.1, 0.9),
-            "beta_1": _logit(0.5, 0.99),
-            "beta_2": _logit(0.9, 1.0 - 1e-6),
+            "validation_fraction": ratio(0.1, 0.9),
+            "beta_1": ratio(0.5, 0.99),
+            "beta_2": ratio(0.9, 1.0 - 1e-6),
             "epsilon": Real(1e-9, 1e-6, log=True),
         }
     return {
         **common,
-        "power_t": _logit(0.1, 0.9),
+        "power_t": ratio(0.1, 0.9),
         "tol": Real(1e-5, 1e-1, log=True),
-        "momentum": _logit(0.001, 0.999),
-        "validation_fraction": _logit(0.1, 0.9),
+        "momentum": ratio(0.001, 0.999),
+        "validation_fraction": ratio(0.1, 0.9),
     }
 
 
-def model_space(model: str, task: str) -> Space:
-    """bayesmark's search space of ``model`` for ``task`` (``"clf"`` or ``"reg"``)."""
+def model_space(model: str, task: str, logit: bool = True) -> Space:
+    """bayesmark's search space of ``model`` for ``task`` (``"clf"`` or ``"reg"``).
+
+    ``logit=False``: the reals bayesmark scales by logit are linear instead.
+    """
     check_choice(model, "model", MODELS)
+
+    def ratio(low: float, high: float) -> Real:
+        return Real(low, high, logit=logit)
+
     flag = Categorical([False, True])
     params: dict[str, Any]
     if model == "kNN":
@@ -113,9 +119,9 @@ def model_space(model: str, task: str) -> Space:
             "tol": Real(1e-5, 1e-1, log=True),
         }
     elif model in ("DT", "RF"):
-        params = _tree()
+        params = _tree(ratio)
     elif model in ("MLP-adam", "MLP-sgd"):
-        params = _mlp("adam" if model == "MLP-adam" else "sgd")
+        params = _mlp("adam" if model == "MLP-adam" else "sgd", ratio)
     elif model == "ada":
         params = {"n_estimators": Integer(10, 100), "learning_rate": Real(1e-4, 1e1, log=True)}
     elif task == "clf":  # lasso and linear classifiers: logistic regression
@@ -191,6 +197,7 @@ class SklearnHPO:
             ``acc`` or ``mse``.
         relaxed: present the problem on the unit cube of the encoding (a :class:`Box`) and
             round inside the objective.
+        logit: scale bayesmark's logit-scaled reals by logit (``False``: linearly).
         seed: the data split and every model's ``random_state``.
     """
 
@@ -207,6 +214,7 @@ class SklearnHPO:
         dataset: str = "wine",
         metric: str | None = None,
         relaxed: bool = False,
+        logit: bool = True,
         noise_std: float | str = 0.0,
         seed: int = 0,
     ) -> None:
@@ -219,7 +227,8 @@ class SklearnHPO:
         if noise_std not in (0, 0.0):
             raise ValueError("hpo-sklearn has no observation noise option (noise_std must be 0)")
         self.seed = check_int(seed, "seed", 0)
-        self.typed_space = model_space(self.model, self.task)
+        self.logit = check_bool(logit, "logit")
+        self.typed_space = model_space(self.model, self.task, self.logit)
         self.dim = self.typed_space.dim
         if dim not in (0, self.dim):
             raise ValueError(
