@@ -12,7 +12,11 @@ two and random need to be complete), or a summary's committed ``finals.npz`` (``
 final values per cell, written by ``field.py summary``); per suite and pooled: cells where the first is lower
 and higher, and the paired one-sided Wilcoxon test that the first is lower. ``--rename``
 maps a suite's label to the pair's (e.g. auto, when it ran one of them). ``--by-problem``
-also prints the counts of each problem (a cell is named ``problem/seedN``).
+also prints the counts of each problem (a cell is named ``problem/seedN``); with
+``--scores`` (``--finals`` only) each problem's mean bayesmark score of the two as well
+(0 = the best value of any contender in the file's cell, 1 = random search's median on the
+problem; cells where random's median is the best value and a contender missed it are
+left out), which says how far apart they are where the counts say only which is lower.
 """
 
 from __future__ import annotations
@@ -27,9 +31,10 @@ from scipy import stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from field import _cells, _contenders  # noqa: E402
+from field import _cells, _contenders, _random_median  # noqa: E402
 
 from isoline.bench.config import load_config  # noqa: E402
+from isoline.bench.ranks import normalized_scores  # noqa: E402
 from isoline.bench.report import collect  # noqa: E402
 
 
@@ -41,7 +46,10 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--finals", action="append", default=[], metavar="NPZ")
     ap.add_argument("--rename", action="append", default=[], help="LABEL=PAIR_LABEL")
     ap.add_argument("--by-problem", action="store_true", help="counts per problem too")
+    ap.add_argument("--scores", action="store_true", help="with --by-problem: mean scores")
     args = ap.parse_args(argv)
+    if args.scores and (args.suite or not args.by_problem):
+        ap.error("--scores needs --by-problem and --finals only (no --suite)")
     rename = dict(r.split("=", 1) for r in args.rename)
     first, second = args.pair
     if not args.suite and not args.finals:
@@ -57,8 +65,14 @@ def main(argv: list[str] | None = None) -> None:
         pairs = F[:, [col[first], col[second]]]
         pooled.append(pairs)
         _print(path, pairs, first)
+        scores = None
+        if args.scores:
+            if "random" not in labels:
+                ap.error(f"{path} has no random contender to score against")
+            table = normalized_scores(F, _random_median(_problem_seeds(cells), F, labels))
+            scores = table[:, [col[first], col[second]]]
         if args.by_problem:
-            _print_problems(cells, pairs, first)
+            _print_problems(cells, pairs, first, scores)
     for config, store, seeds in args.suite:
         cfg = load_config(config).subset(seeds=seeds)
         wanted = {
@@ -85,13 +99,30 @@ def _print(name: str, pairs: np.ndarray, first: str) -> None:
     )
 
 
-def _print_problems(cells: list[str], pairs: np.ndarray, first: str) -> None:
+def _problem_seeds(cells: list[str]) -> list[tuple[str, int]]:
+    """``problem/seedN`` cell names as ``(problem, N)``."""
+    out = []
+    for c in cells:
+        problem, seed = c.rsplit("/", 1)
+        out.append((problem, int(seed.removeprefix("seed"))))
+    return out
+
+
+def _print_problems(
+    cells: list[str], pairs: np.ndarray, first: str, scores: np.ndarray | None = None
+) -> None:
     problems = sorted({c.rsplit("/", 1)[0] for c in cells})
     for problem in problems:
         rows = [i for i, c in enumerate(cells) if c.rsplit("/", 1)[0] == problem]
         a, b = pairs[rows, 0], pairs[rows, 1]
-        print(f"  {problem}: {first} lower in {int((a < b).sum())}, higher in {int((a > b).sum())}"
-              f" of {len(rows)}")  # fmt: skip
+        line = (f"  {problem}: {first} lower in {int((a < b).sum())}, "
+                f"higher in {int((a > b).sum())} of {len(rows)}")  # fmt: skip
+        if scores is not None:
+            s = scores[rows]
+            kept = ~np.isnan(s).any(axis=1)
+            line += (f"; mean score {s[kept, 0].mean():.3g} against {s[kept, 1].mean():.3g}"
+                     f" ({int(kept.sum())} cells scored)" if kept.any() else "; no cell scored")  # fmt: skip
+        print(line)
 
 
 if __name__ == "__main__":

@@ -68,3 +68,28 @@ def test_by_problem_counts_each_problem_of_the_cells(tmp_path, capsys) -> None:
         "  p: A lower in 1, higher in 1 of 2",
         "  q: A lower in 2, higher in 0 of 3",
     ]
+
+
+def test_scores_say_how_far_apart_each_problem_is(tmp_path, capsys) -> None:
+    cells = np.array(["p/seed0", "p/seed1", "q/seed0", "q/seed1"])
+    # random's median: p 10 (values 10, 10), q 3 (values 2, 4); best of each cell is min
+    F = np.array([[0, 5, 10], [2, 1, 10], [1, 1, 2], [3, 1, 4]], float)
+    np.savez(tmp_path / "f.npz", F=F, labels=np.array(["A", "B", "random"]), cells=cells)
+    _module().main(["--pair", "A", "B", "--finals", str(tmp_path / "f.npz"), "--by-problem",
+                    "--scores"])  # fmt: skip
+    lines = capsys.readouterr().out.splitlines()
+    # p: A scores 0 and 1/9, B 1/2 and 0; q: A 0 and 1, B 0 and 0
+    assert (
+        lines[1]
+        == "  p: A lower in 1, higher in 1 of 2; mean score 0.0556 against 0.25 (2 cells scored)"
+    )
+    assert (
+        lines[2] == "  q: A lower in 0, higher in 1 of 2; mean score 0.5 against 0 (2 cells scored)"
+    )
+
+
+def test_scores_need_finals_and_by_problem(tmp_path, capsys) -> None:
+    _finals(tmp_path / "one.npz", ["A", "B", "random"], np.zeros((3, 3)))
+    with pytest.raises(SystemExit):
+        _module().main(["--pair", "A", "B", "--finals", str(tmp_path / "one.npz"), "--scores"])
+    assert "--scores needs --by-problem" in capsys.readouterr().err
