@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import numpy as np
@@ -12,19 +11,12 @@ from isoline.store import Trial
 SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "field" / "batch_spread.py"
 
 
-def _module():
-    spec = importlib.util.spec_from_file_location("batch_spread", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def _trial(number: int, batch: int, u: list[float], y: float | None) -> Trial:
     status = "ok" if y is not None else "failed"
     return Trial(number, batch, None, np.array(u), y, status, None, None, None, None)
 
 
-def test_each_batch_is_measured_from_the_incumbent_before_it() -> None:
+def test_each_batch_is_measured_from_the_incumbent_before_it(script) -> None:
     trials = [
         _trial(0, 0, [0.0, 0.0], 1.0),
         _trial(1, 0, [1.0, 1.0], 0.5),  # the incumbent before batch 1
@@ -33,8 +25,7 @@ def test_each_batch_is_measured_from_the_incumbent_before_it() -> None:
         _trial(4, 1, [0.0, 0.0], 2.0),  # distance sqrt 2 / sqrt 2 = 1
         _trial(5, 2, [1.0, 0.0], 3.0),  # incumbent now trial 2: distance 0
     ]
-    m = _module()
     one = np.sqrt(0.5)  # median of batch 1
-    assert np.isclose(m.late_batch_distance(trials, 1), (one + 0.0) / 2)
-    assert np.isclose(m.late_batch_distance(trials, 2), 0.0)
-    assert np.isnan(m.late_batch_distance(trials, 3))
+    assert np.isclose(script.late_batch_distance(trials, 1), (one + 0.0) / 2)
+    assert np.isclose(script.late_batch_distance(trials, 2), 0.0)
+    assert np.isnan(script.late_batch_distance(trials, 3))

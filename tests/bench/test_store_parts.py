@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import numpy as np
@@ -13,22 +12,16 @@ from isoline.store import Store
 SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "store_parts.py"
 
 
-def _module():
-    spec = importlib.util.spec_from_file_location("store_parts", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def _run(db, name, budget=3):
     iso.minimize(lambda x: float(np.sum(x**2)), iso.Box([0], [1]), "random", budget=budget,
                  seed=len(name), storage=db, study=name)  # fmt: skip
 
 
 def test_each_part_holds_only_the_runs_finished_since_the_last_and_restore_joins_them(
+    script,
     tmp_path,
 ) -> None:
-    parts = _module()
+    parts = script
     db, folder = str(tmp_path / "bench.db"), tmp_path / "runs"
     _run(db, "a")
     _run(db, "b")
@@ -53,8 +46,10 @@ def test_each_part_holds_only_the_runs_finished_since_the_last_and_restore_joins
             ]
 
 
-def test_a_study_made_again_is_saved_again_and_its_newest_copy_is_restored(tmp_path) -> None:
-    parts = _module()
+def test_a_study_made_again_is_saved_again_and_its_newest_copy_is_restored(
+    script, tmp_path
+) -> None:
+    parts = script
     db, folder = str(tmp_path / "bench.db"), tmp_path / "runs"
     _run(db, "a")
     _run(db, "b")
