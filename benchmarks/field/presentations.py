@@ -24,13 +24,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from field import _final  # noqa: E402
 from pooled_pairs import _print, _print_problems  # noqa: E402
 
-from isoline.bench.config import load_config  # noqa: E402
+from isoline.bench.config import BenchConfig, load_config  # noqa: E402
 from isoline.bench.report import collect  # noqa: E402
 
 
-def finals(config: str, storage: str) -> dict[tuple[str, int, str], float]:
+def finals(cfg: BenchConfig, storage: str) -> dict[tuple[str, int, str], float]:
     """``(problem label, seed, contender label) -> final value`` of every complete run."""
-    cfg = load_config(config)
     budgets = {p.label: p.budget or cfg.budget for p in cfg.problems}
     return {
         (r.spec.problem.label, r.spec.seed, r.spec.method.label): _final(r)
@@ -69,8 +68,9 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     if not args.suffix:
         ap.error("--suffix must not be empty")
-    final = finals(args.config, args.storage)
-    labels = [p.label for p in load_config(args.config).problems]
+    cfg = load_config(args.config)
+    final = finals(cfg, args.storage)
+    labels = [p.label for p in cfg.problems]
     bases = [lab for lab in labels if lab + args.suffix in labels]
     if not bases:
         ap.error(f"no problem of {args.config} has a twin labelled with {args.suffix!r}")
