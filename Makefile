@@ -1,4 +1,5 @@
-# isoline: `make demo` runs the bundled comparison, `make test` runs the test suite.
+# isoline: `make demo` runs the bundled comparison, `make test` runs the test suite,
+# `make docs` builds the documentation site into site/ (warnings are errors).
 # Both create .venv on first use. torch is pinned to the CPU build first so that no
 # dependency pulls a multi-GB CUDA wheel.
 PYTHON ?= python3
@@ -12,7 +13,7 @@ STAMP := $(VENV)/.isoline-installed
 # 10 s to 1 s (benchmarks/results/malloc.md).
 MALLOC := MALLOC_MMAP_THRESHOLD_=1073741824 MALLOC_TRIM_THRESHOLD_=1073741824
 
-.PHONY: venv demo test lint clean
+.PHONY: venv demo test lint docs clean
 
 venv: $(STAMP)
 
@@ -34,5 +35,9 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff format --check src tests benchmarks packaging examples
 	$(VENV)/bin/mypy
 
+# the docs extra (MkDocs, Material, mkdocstrings) is in "all"; the stamp installs it
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir site
+
 clean:
-	rm -rf $(VENV) demo-report demo.db
+	rm -rf $(VENV) demo-report demo.db site

@@ -49,7 +49,8 @@ class Problem:
 
     Args:
         dim: number of variables ``d``.
-        lower, upper: ``(d,)`` bounds of the box, in the problem's units.
+        lower: ``(d,)`` lower bounds of the box, in the problem's units.
+        upper: ``(d,)`` upper bounds.
         noise_std: standard deviation of additive Gaussian observation noise (``>= 0``), or
             a string ``"<p>%range"``: noise *variance* equal to ``p`` percent of the function
             range, estimated on 4096 Sobol points (the NeuralBO paper uses ``"1%range"``).
@@ -61,10 +62,12 @@ class Problem:
             known (e.g. a distance is ``>= 0``); defaults to ``optimum``.
         names: optional parameter names.
 
+    The arguments are kept as attributes of the same names (the bounds as ``space``,
+    a :class:`Box`), next to the class's ``name`` and ``description``.
+
     Attributes:
-        name, description, dim, space, noise_std, seed, optimum, optimum_x, lower_bound.
-        ``spec``: the keyword arguments that rebuild this problem with
-        :func:`isoline.problems.get` (set by ``get``).
+        spec: the keyword arguments that rebuild this problem with
+            :func:`isoline.problems.get` (set by ``get``).
     """
 
     name: ClassVar[str] = ""
