@@ -1,4 +1,5 @@
-"""The ``isoline`` command line: run, bench, report, merge, delete, methods, problems, lattice."""
+"""The ``isoline`` command line: run, bench, report, merge, delete, unlock, methods, problems,
+lattice."""
 
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ EPILOG = """examples:
   isoline report src/isoline/configs/demo.yaml --out report/
   isoline merge all.db machine-a.db machine-b.db   copy finished studies into all.db
   isoline delete runs.db --match '/auto/' --dry-run  list the studies it would delete
+  isoline unlock runs.db my-run                     clear the lease of a stopped or lost run
   isoline lattice --n 1000 --d 10 --method alg7 --out points.csv
 """
 
@@ -214,6 +216,18 @@ def cmd_delete(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_unlock(args: argparse.Namespace) -> int:
+    from isoline.store import Store
+
+    with Store(args.store, create=False) as store:
+        was = store.unlock(args.study, force=args.force)
+    if was:
+        print(f"removed the lease of study {args.study!r} held by {was}")
+    else:
+        print(f"study {args.study!r} of {args.store} has no lease; nothing to remove")
+    return 0
+
+
 def cmd_lattice(args: argparse.Namespace) -> int:
     from isoline.designs.lattice import rank1_lattice
 
@@ -311,6 +325,16 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--dry-run", action="store_true",
                    help="list the studies that would be deleted; delete nothing")  # fmt: skip
     s.set_defaults(func=cmd_delete)
+
+    s = sub.add_parser(
+        "unlock", help="remove the lease of a study whose run is stopped, gone or stuck"
+    )
+    s.add_argument("store", help="SQLite store")
+    s.add_argument("study", help="name of the study")
+    s.add_argument("--force", action="store_true",
+                   help="remove it even from a run that is alive and heartbeating (that run "
+                   "then stops at its next write)")  # fmt: skip
+    s.set_defaults(func=cmd_unlock)
 
     s = sub.add_parser("lattice", help="build a rank-1 lattice of maximal separation")
     s.add_argument("--n", type=int, required=True, help="number of points")

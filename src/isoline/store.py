@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from isoline.leases import LEASE_GRACE, Lease, LeaseBook, LeaseError
+from isoline.leases import LEASE_GRACE, UNLOCK_WATCH, Lease, LeaseBook, LeaseError
 from isoline.store_schema import (
     FORMAT,
     LEASES_TABLE,
@@ -401,12 +401,10 @@ class Store:
                 ).fetchone()
                 if row is None:
                     raise StoreError(f"no study {name!r} in {self.path}")
-                holder = self.leases.holder(row[0])
-                if holder is not None:
-                    raise StoreError(
-                        f"study {name!r} is being run by {holder}; stop that run before "
-                        "deleting the study"
-                    )
+                holder = self.leases.inspect(row[0])
+                if holder is not None and not holder.stale(self.lease_grace):
+                    what, advice = self.leases.explain(holder, name)
+                    raise StoreError(f"{what}; stop that run before deleting the study. {advice}")
                 ids.append((row[0],))
             for table in ("trials", "leases", "studies"):
                 self.conn.executemany(f"DELETE FROM {table} WHERE study_id = ?", ids)
@@ -447,6 +445,22 @@ class Store:
         """
         try:
             return self.leases.acquire(study.study_id, study.name)
+        except LeaseError as err:
+            raise StoreError(str(err)) from err
+
+    def unlock(self, name: str, force: bool = False, watch: float = UNLOCK_WATCH) -> str:
+        """Remove the lease of study ``name`` (:meth:`isoline.leases.LeaseBook.unlock`);
+        returns whose it was, ``""`` if it had none.
+
+        Raises:
+            StoreError: no such study, or its holder is alive and heartbeating (and not
+                ``force``).
+        """
+        study = self.get_study(name)
+        if study is None:
+            raise StoreError(f"no study {name!r} in {self.path}")
+        try:
+            return self.leases.unlock(study.study_id, study.name, force=force, watch=watch)
         except LeaseError as err:
             raise StoreError(str(err)) from err
 
