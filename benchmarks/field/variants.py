@@ -10,6 +10,14 @@ interval over cells), its mean normalized score, and the paired comparison with 
 (cells better and worse, one-sided Wilcoxon signed-rank test that it is lower,
 Benjamini-Hochberg over the variants); then the mean rank per problem among the base, the
 variants and the reference contender. The commit and command are written beside the tables.
+
+With ``--finals NPZ`` (a summary's committed ``finals.npz``) the base and the other
+contenders come from that file, whose store need not be at hand, and the store holds only
+the variants; the cells are those both have::
+
+    python benchmarks/field/variants.py benchmarks/field/bbob_seed.yaml --storage S \
+        --finals benchmarks/results/field/bbob/finals.npz --seeds 0-2 \
+        --base 'isoline cobyqa' --variants '^cobyqa ' --out benchmarks/results/field/bbob_seed
 """
 
 from __future__ import annotations
@@ -54,16 +62,23 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--problems", help="regular expression on problem labels: only these")
     ap.add_argument("--methods", help="regular expression on contender labels: only these")
     ap.add_argument("--name", default="variants.md", help="file written in --out")
+    ap.add_argument("--finals", help="finals.npz holding the base and the other contenders")
     args = ap.parse_args(argv)
-    cfg = _contenders(
-        load_config(args.config).subset(seeds=args.seeds, problems=args.problems), args.methods
-    )
+    full = load_config(args.config).subset(seeds=args.seeds, problems=args.problems)
+    cfg = _contenders(full, args.variants if args.finals else args.methods)
     labels, cells, F, _ = _cells(cfg, collect(cfg, args.storage))
+    if args.finals:
+        labels, cells, F = _with_finals(args.finals, labels, cells, F)
     if not cells:
         raise SystemExit("no cell has a complete run of every contender yet")
     var = [j for j, lab in enumerate(labels) if re.search(args.variants, lab)]
+    if args.base not in labels:
+        raise SystemExit(f"no contender {args.base!r} (there are {labels})")
     base = labels.index(args.base)
-    auto = _auto_column(cfg, labels)
+    auto = _auto_column(full, [m.label for m in full.methods])
+    auto = None if auto is None or full.methods[auto].label not in labels else (
+        labels.index(full.methods[auto].label)
+    )  # fmt: skip
     others = [j for j in range(len(labels)) if j not in var and j not in (base, auto)]
     med = _random_median(cells, F, labels)
     rows, pvals = [], []
@@ -113,6 +128,21 @@ def main(argv: list[str] | None = None) -> None:
     out.mkdir(parents=True, exist_ok=True)
     (out / args.name).write_text("\n".join(lines) + "\n")
     print((out / args.name).read_text())
+
+
+def _with_finals(
+    path: str, labels: list[str], cells: list[tuple[str, int]], F: np.ndarray
+) -> tuple[list[str], list[tuple[str, int]], np.ndarray]:
+    """The contenders of a committed ``finals.npz`` beside the store's, on the cells of both."""
+    with np.load(path) as f:
+        old, G, names = [str(x) for x in f["labels"]], f["F"], [str(c) for c in f["cells"]]
+    clash = sorted(set(old) & set(labels))
+    if clash:
+        raise SystemExit(f"{path} already has the contenders {clash}: give them other labels")
+    row = {c: i for i, c in enumerate(names)}
+    keep = [i for i, (p, s) in enumerate(cells) if f"{p}/seed{s}" in row]
+    rows = [row[f"{cells[i][0]}/seed{cells[i][1]}"] for i in keep]
+    return old + labels, [cells[i] for i in keep], np.hstack([G[rows], F[keep]])
 
 
 if __name__ == "__main__":

@@ -101,7 +101,9 @@ class COBYQA(ReplayPickled):
     the point a run waits for ends that run.
 
     The first run starts from ``x0``, or from the best point told before the first
-    proposal (an initial design with ``n_init > 0``, or known data), or from the centre.
+    proposal (an initial design with ``n_init > 0``, or known data), or else from a uniform
+    random point (from ``seed``) within ``start_spread`` of the centre in each coordinate
+    (``start_spread = 0``: the centre itself, the same first run for every seed).
     Failed evaluations reach the model as :func:`~isoline.methods.base.failure_value`.
 
     Options:
@@ -110,6 +112,9 @@ class COBYQA(ReplayPickled):
         final_radius: radius at which a run has converged and the next starts
             (default 1e-6, COBYQA's).
         x0: ``(d,)`` start in the unit cube.
+        start_spread: half-width, in unit-cube coordinates, of the box around the centre
+            the first start is drawn from when neither ``x0`` nor a told point gives it
+            (default 0; 0.5 draws it from the whole cube).
 
     References:
         T. M. Ragonneau and Z. Zhang. COBYQA: Constrained Optimization BY Quadratic
@@ -131,14 +136,16 @@ class COBYQA(ReplayPickled):
         radius: float = 0.2,
         final_radius: float = 1e-6,
         x0: list[float] | None = None,
+        start_spread: float = 0.0,
         **common: Any,
     ) -> None:
         self._record_args({"dim": dim, "radius": radius, "final_radius": final_radius,
-                           "x0": x0, **common})  # fmt: skip
+                           "x0": x0, "start_spread": start_spread, **common})  # fmt: skip
         super().__init__(dim, **common)
         self.radius = check_float(radius, "radius", 0.0, 0.5, low_open=True)
         self.final_radius = check_float(final_radius, "final_radius", 0.0, self.radius,
                                         low_open=True)  # fmt: skip
+        self.start_spread = check_float(start_spread, "start_spread", 0.0, 0.5)
         self.x0 = None if x0 is None else np.asarray(x0, dtype=float)
         if self.x0 is not None and (
             self.x0.shape != (self.dim,) or np.any((self.x0 < 0) | (self.x0 > 1))
@@ -153,9 +160,14 @@ class COBYQA(ReplayPickled):
     def _start(self) -> np.ndarray:
         if self.n_runs == 0:
             best = self.best
-            start = self.x0 if self.x0 is not None else (
-                best[0] if best is not None else np.full(self.dim, 0.5)
-            )  # fmt: skip
+            if self.x0 is not None:
+                start = self.x0
+            elif best is not None:
+                start = best[0]
+            elif self.start_spread > 0:  # drawn only then: spread 0 keeps the centre's runs
+                start = 0.5 + self.start_spread * (2.0 * self.rng.random(self.dim) - 1.0)
+            else:
+                start = np.full(self.dim, 0.5)
         else:
             start = self.rng.random(self.dim)
         self.n_runs += 1
