@@ -134,6 +134,27 @@ def test_options_compare_by_their_effective_values_across_default_changes(tmp_pa
     assert len(res.func_vals) == 4
 
 
+def test_a_study_from_before_an_option_existed_resumes_as_it_ran(tmp_path) -> None:
+    db = str(tmp_path / "r.db")
+    box = iso.Box([0, 0], [1, 1])
+    first = iso.minimize(sphere, box, "cobyqa", budget=3, seed=1, storage=db, study="s",
+                         start_spread=0.0)  # fmt: skip
+    _edit_attrs(db, "s", lambda a: a["defaults"].pop("start_spread"))  # before the option
+    con = sqlite3.connect(db)
+    options = json.dumps({"n_init": None, "init": None})  # given no options
+    con.execute("UPDATE studies SET options = ? WHERE name = 's'", (options,))
+    con.commit()
+    con.close()
+    res = iso.minimize(
+        sphere, box, "cobyqa", budget=5, seed=1, storage=db, study="s", start_spread=0.0
+    )
+    np.testing.assert_array_equal(res.x_iters[:3], first.x_iters)
+    with pytest.raises(StoreError, match="start_spread: stored 0.0"):
+        iso.minimize(
+            sphere, box, "cobyqa", budget=6, seed=1, storage=db, study="s", start_spread=0.2
+        )
+
+
 def test_a_study_without_recorded_defaults_resumes_with_the_old_ones(tmp_path) -> None:
     db = str(tmp_path / "r.db")
     box = iso.Box([0, 0], [1, 1])

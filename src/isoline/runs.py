@@ -377,12 +377,20 @@ DEFAULTS_BEFORE_RECORD: dict[str, dict[str, Any]] = {
 }
 
 
+#: Options added to a method after studies began: a study created before has no record
+#: of the option and ran as with this value.
+OPTIONS_ADDED: dict[str, dict[str, Any]] = {
+    "cobyqa": {"start_spread": 0.0},
+}
+
+
 def _stored_defaults(rec: StudyRecord) -> dict[str, Any]:
     """The method's option defaults when ``rec`` was created."""
+    added = OPTIONS_ADDED.get(rec.method, {})
     if "defaults" in rec.attrs:
-        return dict(rec.attrs["defaults"])
+        return {**added, **rec.attrs["defaults"]}
     now = _jsonable(option_defaults(rec.method))
-    return {**now, **DEFAULTS_BEFORE_RECORD.get(rec.method, {})}
+    return {**now, **added, **DEFAULTS_BEFORE_RECORD.get(rec.method, {})}
 
 
 def _check_same_settings(rec: StudyRecord, s: _Settings, space: Box | Space) -> None:

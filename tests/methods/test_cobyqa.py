@@ -51,6 +51,15 @@ def test_a_second_ask_before_the_tell_is_random_and_the_run_goes_on():
     assert np.all((nxt >= 0) & (nxt <= 1)) and not np.allclose(nxt, a)
 
 
+def test_start_spread_draws_the_first_start_around_the_centre_from_the_seed():
+    firsts = [COBYQA(3, seed=s, start_spread=0.2).ask()[0] for s in range(5)]
+    assert all(np.all(np.abs(f - 0.5) <= 0.2) for f in firsts)
+    assert len({f.tobytes() for f in firsts}) == 5  # another seed, another start
+    np.testing.assert_array_equal(COBYQA(3, seed=0, start_spread=0.2).ask()[0], firsts[0])
+    for s in range(3):  # no spread: the centre whatever the seed
+        np.testing.assert_array_equal(COBYQA(3, seed=s, start_spread=0.0).ask()[0], 0.5)
+
+
 def test_withdrawing_the_awaited_point_ends_the_run():
     m = COBYQA(2, seed=0)
     x = m.ask()
@@ -91,6 +100,8 @@ def test_two_runs_in_one_process_do_not_block_each_other():
         ({"radius": 0.1, "final_radius": 0.2}, "final_radius"),
         ({"x0": [0.5]}, "x0"),
         ({"x0": [0.5, 1.5]}, "x0"),
+        ({"start_spread": 0.6}, "start_spread"),
+        ({"start_spread": -0.1}, "start_spread"),
     ],
 )
 def test_bad_options_are_named(options, text):
