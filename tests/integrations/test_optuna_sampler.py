@@ -257,3 +257,39 @@ def test_threads_of_one_study_sample_one_at_a_time(monkeypatch: pytest.MonkeyPat
     assert len(done) == 16  # none failed (a batch's queued trials may still wait)
     copy = pickle.loads(pickle.dumps(sampler))  # the lock is made anew, not pickled
     assert copy._lock is not sampler._lock and copy._states.keys() == sampler._states.keys()
+
+
+def test_constraints_are_ignored_with_one_warning_per_study() -> None:
+    def objective(trial: optuna.Trial) -> float:
+        x = trial.suggest_float("x", 0.0, 1.0)
+        trial.set_constraint("x_below_half", x - 0.5)
+        return -x
+
+    study = optuna.create_study(sampler=IsolineSampler("random", seed=0))
+    with pytest.warns(UserWarning, match="ignores Optuna constraints") as caught:
+        study.optimize(objective, n_trials=4)
+    messages = [str(w.message) for w in caught if "constraints" in str(w.message)]
+    assert len(messages) == 1 and "x_below_half" in messages[0]
+
+
+def test_constraints_of_a_constraints_func_in_stored_trials_are_warned_about() -> None:
+    # a study filled by another sampler's constraints_func, continued with IsolineSampler
+    study = optuna.create_study(sampler=IsolineSampler("random", seed=0))
+    dist = {"x": optuna.distributions.FloatDistribution(0.0, 1.0)}
+    for x in (0.2, 0.7):
+        study.add_trial(
+            optuna.trial.create_trial(
+                params={"x": x}, distributions=dist, value=x, system_attrs={"constraints": (x,)}
+            )
+        )
+    with pytest.warns(UserWarning, match=r"constraint\(s\) \['0'\]"):
+        study.optimize(lambda t: t.suggest_float("x", 0.0, 1.0), n_trials=1)
+
+
+def test_an_unconstrained_study_gets_no_constraint_warning() -> None:
+    import warnings
+
+    study = optuna.create_study(sampler=IsolineSampler("random", seed=0))
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message=".*constraints.*")
+        study.optimize(lambda t: t.suggest_float("x", 0.0, 1.0), n_trials=3)

@@ -25,6 +25,10 @@ jointly; the first goes to the asking trial and the others into the study's wait
 queue (``Study.enqueue_trial``), from which any worker of the study takes them. Workers
 may share one seed: independent draws are seeded by the trial number too, and the claims
 keep two workers that propose alike at the same moment from evaluating one configuration.
+
+Constraints are not modelled yet: a study whose trials carry Optuna constraint values
+(``Trial.set_constraint``, or the ``constraints_func`` of another sampler) gets one
+``UserWarning`` per study and process saying that they are ignored.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from __future__ import annotations
 import contextlib
 import math
 import threading
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -67,6 +72,10 @@ _BATCH = "isoline:batch"
 _CLAIM = "isoline:claim"
 #: trial system attribute: what method="auto" chose for the trial's proposal
 _AUTO = "isoline:auto"
+#: trial system attribute Optuna keeps constraint values under: the whole tuple of a
+#: sampler's ``constraints_func`` under this key, each ``Trial.set_constraint(name, value)``
+#: under ``"constraints:<name>"``
+_CONSTRAINTS = "constraints"
 #: proposals tried before one that no other trial holds or has claimed is given up on
 _CLAIM_ATTEMPTS = 5
 
@@ -161,6 +170,8 @@ class IsolineSampler(BaseSampler):
         self.options = options
         self._independent = independent_sampler
         self._states: dict[tuple[int, str], _State] = {}
+        # studies (id, name) warned already that their constraints are ignored
+        self._warned: set[tuple[int, str]] = set()
         # study.optimize(n_jobs > 1) samples from threads: one at a time reads and changes
         # the optimizers (a tell interleaved with another thread's ask broke a fit)
         self._lock = threading.RLock()
@@ -180,6 +191,35 @@ class IsolineSampler(BaseSampler):
     def reseed_rng(self) -> None:
         if self._independent is not None:
             self._independent.reseed_rng()
+
+    def after_trial(
+        self,
+        study: Study,
+        trial: FrozenTrial,
+        state: TrialState,
+        values: Any,
+    ) -> None:
+        with self._lock:
+            self._warn_constraints(study, [trial])
+
+    def _warn_constraints(self, study: Study, trials: list[FrozenTrial]) -> None:
+        """Warn once per study that the constraints some of ``trials`` carry are ignored."""
+        key = (study._study_id, study.study_name)
+        if key in self._warned:
+            return
+        for t in trials:
+            names = _constraint_names(t)
+            if names:
+                self._warned.add(key)
+                warnings.warn(
+                    f"IsolineSampler ignores Optuna constraints: trial {t.number} of study "
+                    f"{study.study_name!r} has constraint(s) {names}, which the isoline "
+                    f"method {self.method!r} does not see; its proposals are not steered "
+                    "towards feasible points (warned once per study)",
+                    UserWarning,
+                    stacklevel=2,
+                )
+                return
 
     def infer_relative_search_space(
         self, study: Study, trial: FrozenTrial
@@ -250,7 +290,9 @@ class IsolineSampler(BaseSampler):
         """Tell the optimizer every finished trial of the search space it has not seen."""
         sign = -1.0 if study.direction == StudyDirection.MAXIMIZE else 1.0
         configs, values, pending = [], [], []
-        for t in study.get_trials(deepcopy=False):
+        trials = study.get_trials(deepcopy=False)
+        self._warn_constraints(study, trials)
+        for t in trials:
             if t.number in state.told:
                 continue
             if not t.state.is_finished():
@@ -292,6 +334,15 @@ def _claimed_elsewhere(study: Study, trial: FrozenTrial, claims: list[dict[str, 
             others += t.system_attrs.get(_CLAIM, [])
         taken.update(i for i, c in enumerate(claims) if c in others)
     return sorted(taken)
+
+
+def _constraint_names(t: FrozenTrial) -> list[str]:
+    """The names of the constraint values a trial carries (positions for a tuple of a
+    ``constraints_func``), in the order Optuna stored them."""
+    names = [f"{i}" for i, _ in enumerate(t.system_attrs.get(_CONSTRAINTS) or ())]
+    prefix = f"{_CONSTRAINTS}:"
+    names += [k[len(prefix) :] for k in t.system_attrs if k.startswith(prefix)]
+    return names
 
 
 def _held(t: FrozenTrial) -> dict[str, Any]:
