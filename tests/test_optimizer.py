@@ -46,7 +46,17 @@ def test_ask_tell_round_trip_and_foreign_points() -> None:
     [
         ({"method": "no-such"}, ValueError, "unknown method 'no-such'.*choose one of"),
         ({"budget": 0}, ValueError, "budget"),
-        ({"budget": 2.5}, ValueError, "budget"),
+        ({"budget": 2.5}, TypeError, "budget"),
+        (
+            {"budget": 10**20},
+            ValueError,
+            r"budget must be an integer in \[1, 9223372036854775807\]",
+        ),
+        ({"study": 123}, TypeError, "study must be a str"),
+        ({"study": ""}, ValueError, "study must be a non-empty str"),
+        ({"study": "a\ud800b"}, ValueError, "study must be valid UTF-8.*lone surrogate"),
+        ({"study": "x" * 257}, ValueError, "study must have at most 256 characters"),
+        ({"study": "a\nb"}, ValueError, "study must not hold control characters"),
         ({"batch_size": 0}, ValueError, "batch_size"),
         ({"seed": -1}, ValueError, "seed"),
         ({"init": "grid"}, ValueError, "init must be one of"),
@@ -61,6 +71,15 @@ def test_bad_input(kwargs, exc, match) -> None:
     args.update(kwargs)
     with pytest.raises(exc, match=match):
         iso.minimize(sphere, iso.Box([0], [1]), **args)
+
+
+def test_ask_refuses_a_batch_of_a_method_without_batches() -> None:
+    opt = iso.Optimizer(iso.Box([0, 0], [1, 1]), "cobyqa", seed=0)
+    with pytest.raises(ValueError, match="method 'cobyqa' does not support batch_size > 1"):
+        opt.ask(2)
+    assert opt.ask(1).shape == (1, 2)
+    with pytest.raises(ValueError, match="method 'cobyqa' does not support batch_size > 1"):
+        iso.minimize(sphere, iso.Box([0], [1]), "cobyqa", budget=3, batch_size=2)
 
 
 def test_bad_space_and_objective() -> None:

@@ -353,7 +353,9 @@ def test_a_live_owner_elsewhere_is_refused_and_a_dead_one_taken_over(tmp_path: P
         (np.empty((0, 3)), [], ValueError, "at least one point"),
         ([[0.0, 0.0]], [1.0], ValueError, r"shape \(n, 3\)"),
         ([[0.0, 0.0, 0.0]], ["1.5"], TypeError, "real number"),
-        ([[0.0, 0.0, 0.0]], [1.0, 2.0], ValueError, "1 rows but y has 2"),
+        ([[0.0, 0.0, 0.0]], [1.0, 2.0], ValueError, "y has 2 values but 1 are needed"),
+        ([[0.0, 0.0, 0.0]] * 4, np.ones((2, 2)), ValueError, r"4 values, got shape \(2, 2\)"),
+        ([[0.0, 0.0, 0.0]] * 2, 1.0, ValueError, "y has 1 values but 2 are needed"),
     ],
 )
 def test_tell_refuses_bad_data_and_keeps_working(X, y, exc, match) -> None:

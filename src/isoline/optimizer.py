@@ -15,6 +15,7 @@ from isoline.parallel import as_real
 from isoline.params import Space
 from isoline.space import Box
 from isoline.store import StudyRecord, Trial
+from isoline.validation import check_sequence
 
 __all__ = ["Optimizer", "Result"]
 
@@ -227,15 +228,13 @@ def _check_tell_configs(X: Any, space: Space) -> list[dict[str, Any]]:
 
 
 def _check_tell_values(y: Any, n: int) -> np.ndarray:
-    values = np.ravel(np.asarray(y, dtype=object)) if not np.isscalar(y) else [y]
+    values = check_sequence(y, "y", n)
     out = np.empty(len(values))
     for i, v in enumerate(values):
         try:
             out[i] = np.nan if v is None else as_real(v)
         except TypeError as e:
             raise TypeError(f"y[{i}]: {e}") from None
-    if out.shape[0] != n:
-        raise ValueError(f"X has {n} rows but y has {out.shape[0]} values")
     return out
 
 

@@ -29,6 +29,7 @@ from isoline.parallel import evaluate_batch, make_executor, shutdown_executor
 from isoline.params import Space
 from isoline.space import Box
 from isoline.store import RESUME_FORMATS, Store, StoreError, StudyRecord, Trial
+from isoline.validation import MAX_STORED_INT, check_int, check_study_name
 
 __all__ = ["REPLAY_TOLERANCE", "ObjectiveError", "minimize"]
 
@@ -122,10 +123,12 @@ def minimize(
         raise TypeError(f"f must be callable, got {type(f).__name__}")
     if not isinstance(space, (Box, Space)):
         raise TypeError(f"space must be an isoline.Box or Space, got {type(space).__name__}")
-    budget = _count(budget, "budget", 1)
-    max_attempts = _count(max_attempts, "max_attempts", 1)
+    budget = check_int(budget, "budget", 1, MAX_STORED_INT)
+    max_attempts = check_int(max_attempts, "max_attempts", 1)
     if max_initial_failures is not None:
-        max_initial_failures = _count(max_initial_failures, "max_initial_failures", 1)
+        max_initial_failures = check_int(max_initial_failures, "max_initial_failures", 1)
+    if study is not None:
+        study = check_study_name(study)
     if callback is not None and not callable(callback):
         raise TypeError("callback must be callable")
     if storage is not None and not isinstance(storage, (str, os.PathLike, Store)):
@@ -198,12 +201,6 @@ def _stored_choice(
         return None
     common = ("n_init", "init", "x0", "y0")
     return rec.method, {k: v for k, v in rec.options.items() if k not in common}
-
-
-def _count(v: object, name: str, minimum: int) -> int:
-    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {v!r}")
-    return int(v)
 
 
 @dataclass(frozen=True)

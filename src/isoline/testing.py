@@ -159,6 +159,8 @@ class MethodConformance:
         if not get_method(method).supports_batch:
             with pytest.raises(ValueError, match="batch"):
                 iso.Optimizer(_box(2), method, batch_size=2)
+            with pytest.raises(ValueError, match="batch"):
+                iso.Optimizer(_box(2), method, seed=0).ask(2)
             return
         opt = iso.Optimizer(_box(2), method, seed=0, batch_size=3, n_init=3)
         for _ in range(3):

@@ -9,12 +9,16 @@ from __future__ import annotations
 
 import math
 import numbers
+import unicodedata
 from collections.abc import Collection
 from typing import TypeVar
 
 import numpy as np
 
 __all__ = [
+    "MAX_STORED_INT",
+    "MAX_STUDY_NAME",
+    "check_batch",
     "check_bool",
     "check_choice",
     "check_float",
@@ -22,7 +26,14 @@ __all__ = [
     "check_positive",
     "check_positive_vector",
     "check_probability",
+    "check_sequence",
+    "check_study_name",
 ]
+
+#: largest integer a store column holds (SQLite integers are signed 64-bit)
+MAX_STORED_INT = 2**63 - 1
+#: longest study name, in characters
+MAX_STUDY_NAME = 256
 
 _T = TypeVar("_T")
 
@@ -122,3 +133,59 @@ def _int_range(minimum: int | None, maximum: int | None) -> str:
     if maximum is not None:
         return f" <= {maximum}"
     return ""
+
+
+def check_study_name(value: object, name: str = "study") -> str:
+    """``value`` as a study name: a non-empty ``str`` of at most :data:`MAX_STUDY_NAME`
+    characters that encodes as UTF-8 (no lone surrogates) and holds no control
+    characters."""
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a str, got {type(value).__name__} {value!r}")
+    if not value:
+        raise ValueError(f"{name} must be a non-empty str")
+    if len(value) > MAX_STUDY_NAME:
+        raise ValueError(f"{name} must have at most {MAX_STUDY_NAME} characters, got {len(value)}")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as err:
+        raise ValueError(
+            f"{name} must be valid UTF-8 text: {value!r} holds {value[err.start]!r} at "
+            f"position {err.start}, a lone surrogate"
+        ) from None
+    control = [c for c in value if unicodedata.category(c) == "Cc"]
+    if control:
+        raise ValueError(f"{name} must not hold control characters, got {value!r}")
+    return value
+
+
+def check_sequence(value: object, name: str, n: int) -> list[object]:
+    """``value`` as a list of ``n`` items: a 1-D sequence (or array) of length ``n``, or a
+    single scalar when ``n == 1``. The items are returned as given (not converted)."""
+    if value is None or np.isscalar(value):
+        items: list[object] = [value]
+    else:
+        try:
+            arr = np.asarray(value, dtype=object)
+        except (TypeError, ValueError) as err:
+            raise TypeError(f"{name} must be a 1-D sequence of {n} values: {err}") from None
+        if arr.ndim == 0:
+            items = [arr.item()]
+        elif arr.ndim == 1:
+            items = list(arr)
+        else:
+            raise ValueError(f"{name} must be a 1-D sequence of {n} values, got shape {arr.shape}")
+    if len(items) != n:
+        raise ValueError(f"{name} has {len(items)} values but {n} are needed, one per point")
+    return items
+
+
+def check_batch(value: object, name: str, method: str, supports_batch: bool) -> int:
+    """``value`` as a number of points ``>= 1`` asked of ``method`` at once; more than one
+    only if the method proposes batches."""
+    q = check_int(value, name, 1)
+    if q > 1 and not supports_batch:
+        raise ValueError(
+            f"method {method!r} does not support batch_size > 1 (it proposes one point at "
+            f"a time), got {name}={q}"
+        )
+    return q

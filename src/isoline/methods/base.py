@@ -36,7 +36,7 @@ import torch
 from isoline.designs import initial_design
 from isoline.params import Space
 from isoline.threads import single_threaded
-from isoline.validation import check_int
+from isoline.validation import check_batch, check_int
 
 __all__ = ["Method", "ReplayPickled", "failure_value", "variance_floor"]
 
@@ -119,9 +119,7 @@ class Method:
                 raise ValueError(f"space encodes {space.dim} columns but dim is {self.dim}")
         self.space = space
         self.seed = check_int(seed, "seed", 0)
-        self.batch_size = check_int(batch_size, "batch_size", 1)
-        if self.batch_size > 1 and not self.supports_batch:
-            raise ValueError(f"method {self.name!r} does not support batch_size > 1")
+        self.batch_size = check_batch(batch_size, "batch_size", self.name, self.supports_batch)
         n_init = self.default_n_init(self.dim) if n_init is None else n_init
         n_init = check_int(n_init, "n_init", 0)
         n_init = int(math.ceil(n_init / self.batch_size) * self.batch_size)
@@ -154,7 +152,7 @@ class Method:
         trajectory on any machine (a different thread count changes the order of
         floating-point sums, which a model-based search can amplify into different points).
         """
-        q = self.batch_size if q is None else check_int(q, "q", 1)
+        q = self.batch_size if q is None else check_batch(q, "n", self.name, self.supports_batch)
         if len(self._design):
             X, self._design = self._design[:q], self._design[q:]
             if len(X) < q:
