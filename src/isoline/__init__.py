@@ -9,6 +9,7 @@ from isoline import designs, problems
 from isoline.methods.registry import MethodInfo, methods
 from isoline.optimizer import Optimizer, Result
 from isoline.params import Categorical, Integer, Real, Space
+from isoline.results import load
 from isoline.runs import ObjectiveError, minimize
 from isoline.space import Box
 from isoline.store import Store, StoreError
@@ -26,6 +27,7 @@ __all__ = [
     "Store",
     "StoreError",
     "designs",
+    "load",
     "methods",
     "minimize",
     "problems",

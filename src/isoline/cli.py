@@ -25,6 +25,7 @@ EPILOG = """examples:
                                                     (run it again to resume after Ctrl-C)
   isoline bench src/isoline/configs/demo.yaml --out report/
   isoline report src/isoline/configs/demo.yaml --out report/
+  isoline report runs.db my-study --out report/     plots and summary of one study
   isoline merge all.db machine-a.db machine-b.db   copy finished studies into all.db
   isoline delete runs.db --match '/auto/' --dry-run  list the studies it would delete
   isoline unlock runs.db my-run                     clear the lease of a stopped or lost run
@@ -160,9 +161,43 @@ def cmd_report(args: argparse.Namespace) -> int:
     from isoline.bench.config import load_config
     from isoline.bench.report import write_report
 
-    cfg = load_config(args.config).subset(seeds=args.seeds, problems=args.problems)
+    if args.study is not None or _is_sqlite(args.target):
+        return _study_report(args)
+    cfg = load_config(args.target).subset(seeds=args.seeds, problems=args.problems)
     path = write_report(cfg, args.storage, args.out, command=" ".join(["isoline", *sys.argv[1:]]))
     print(f"report written to {path}")
+    return 0
+
+
+def _is_sqlite(path: str) -> bool:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(16) == b"SQLite format 3\x00"
+    except OSError:
+        return False
+
+
+def _study_report(args: argparse.Namespace) -> int:
+    """``isoline report STORE STUDY``: the plots and summary of one study."""
+    import matplotlib
+
+    from isoline.results import load
+    from isoline.store import Store
+    from isoline.visualization import write_study_report
+
+    if args.study is None:
+        with Store(args.target, create=False, readonly=True) as store:
+            names = [s.name for s in store.studies()]
+        shown = ", ".join(map(repr, names[:5])) + (" ..." if len(names) > 5 else "")
+        raise ValueError(f"{args.target} is a store: name the study to report, "
+                         f"isoline report {args.target} STUDY (it holds {shown or 'no study'})")  # fmt: skip
+    if args.seeds is not None or args.problems is not None:
+        raise ValueError("--seeds and --problems select the runs of a benchmark config, "
+                         "not of one study")  # fmt: skip
+    matplotlib.use("Agg")
+    result = load(args.target, args.study)
+    path = write_study_report(result, args.out, command=" ".join(["isoline", *sys.argv[1:]]))
+    print(f"report of study {args.study!r} written to {path} (plots beside it)")
     return 0
 
 
@@ -299,10 +334,16 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--quiet", action="store_true", help="no progress bar")
     s.set_defaults(func=cmd_bench)
 
-    s = sub.add_parser("report", help="write the report of a benchmark config from the store")
-    s.add_argument("config", help="YAML or TOML config file")
-    s.add_argument("--storage", default="isoline.db")
-    s.add_argument("--out", default="report")
+    s = sub.add_parser(
+        "report",
+        help="write the report of one study (STORE STUDY: its plots and a summary) or of a "
+        "benchmark config (CONFIG, from --storage)",
+    )
+    s.add_argument("target", metavar="STORE|CONFIG",
+                   help="a store, followed by STUDY; or a benchmark YAML or TOML config")  # fmt: skip
+    s.add_argument("study", nargs="?", metavar="STUDY", help="the study of STORE to report")
+    s.add_argument("--storage", default="isoline.db", help="a config's store (default isoline.db)")
+    s.add_argument("--out", default="report", help="report folder (default ./report)")
     s.add_argument("--seeds", help="report only these seeds, e.g. 0-5 or 0,2,7 (finished seeds "
                    "of a bench that is still running or was stopped)")  # fmt: skip
     s.add_argument("--problems", metavar="REGEX",

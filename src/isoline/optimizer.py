@@ -258,6 +258,10 @@ class Result:
     #: what ``method="auto"`` chose and why (:meth:`isoline.auto.Choice.to_dict`), else
     #: ``None``; ``method`` and ``options`` are then the chosen ones
     choice: dict[str, Any] | None = None
+    #: the search space (``None`` for a Result built by hand)
+    space: Box | Space | None = None
+    #: the stored trials behind the evaluations (numbers, batches, start and end times)
+    trials: list[Trial] = field(default_factory=list, repr=False)
 
     @property
     def n_evals(self) -> int:
@@ -274,21 +278,19 @@ class Result:
         return np.where(np.isfinite(run), run, np.nan)
 
     def plot(self, ax: Any = None, label: str | None = None) -> Any:
-        """Convergence plot (best value so far against evaluations); returns the axes."""
-        import matplotlib
+        """Convergence plot (:func:`isoline.visualization.plot_history`: the best value so
+        far and every value against evaluations); returns the axes."""
+        from isoline.visualization import plot_history
 
-        if ax is None:
-            matplotlib.use("Agg", force=False)
-            import matplotlib.pyplot as plt
+        fig = plot_history(self, ax=ax, label=label)
+        return ax if ax is not None else fig.axes[0]
 
-            _, ax = plt.subplots(figsize=(6, 4))
-        best = self.best_so_far()
-        ax.plot(np.arange(1, best.size + 1), best, label=label or self.method, lw=1.6)
-        ax.set_xlabel("evaluations")
-        ax.set_ylabel("best value so far")
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=8)
-        return ax
+    def to_dataframe(self) -> Any:
+        """A pandas DataFrame with one row per evaluation
+        (:func:`isoline.evaluations.to_dataframe` lists the columns)."""
+        from isoline.evaluations import to_dataframe
+
+        return to_dataframe(self)
 
     @classmethod
     def from_trials(
@@ -324,4 +326,6 @@ class Result:
             storage=storage,
             options=rec.options,
             choice=rec.attrs.get("auto"),
+            space=space if space is not None else Box.from_dict(rec.space),
+            trials=done,
         )

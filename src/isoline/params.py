@@ -350,6 +350,31 @@ class Space:
                 out.append({"name": name, "type": "categorical", "choices": choices})
         return {"params": out}
 
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Space:
+        """The space :meth:`to_dict` described. A categorical choice that is not JSON (an
+        object, a tuple) comes back as its stored form (its ``repr``, a list).
+
+        Raises:
+            ValueError: ``d`` is not such a description.
+        """
+        try:
+            params: list[tuple[str, Param]] = []
+            for p in d["params"]:
+                kind = p["type"]
+                if kind == "real":
+                    param: Param = Real(p["low"], p["high"], log=p["log"], logit=p["logit"])
+                elif kind == "integer":
+                    param = Integer(p["low"], p["high"], log=p["log"])
+                elif kind == "categorical":
+                    param = Categorical(p["choices"])
+                else:
+                    raise ValueError(f"unknown parameter type {kind!r}")
+                params.append((p["name"], param))
+        except (KeyError, TypeError) as err:
+            raise ValueError(f"not a Space description ({err!r}): {d!r}") from None
+        return cls(params)
+
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Space) and self.params == other.params
 

@@ -25,7 +25,9 @@ it first::
 The checks: points of the right shape inside the bounds; the same seed gives the same
 points and another seed other points; batches of distinct points (batch methods) or a
 clear refusal; failed evaluations (an exception, NaN, inf) recorded while the run goes on;
-an interrupted run resumed from its store continues the uninterrupted trajectory; the
+an interrupted run resumed from its store continues the uninterrupted trajectory, and
+:func:`isoline.load` reads the stored study back as the run returned it (the same
+:meth:`~isoline.Result.to_dataframe`, typed values included); the
 optimizer pickles and the copy continues identically; unknown options are named; known
 data and enqueued points take the place of the initial-design points nearest them; on a
 mixed space (log-scaled real, integer, log-scaled integer, categorical) every value has
@@ -115,6 +117,35 @@ def _random_mean_final(d: int, budget: int) -> float:
     return _mean_final("random", d, budget, range(20))
 
 
+#: the columns of :meth:`isoline.Result.to_dataframe` that the clock sets
+_TIMES = ["datetime_start", "datetime_complete", "duration"]
+
+
+def _check_loads_as_run(
+    db: str, study: str, returned: iso.Result, uninterrupted: iso.Result | None = None
+) -> None:
+    """:func:`isoline.load` gives back the Result the run returned (its table equal, its
+    parameter values of the same types), and that of the uninterrupted run but for the
+    clock times."""
+    import pandas as pd
+
+    loaded = iso.load(db, study)
+    table = loaded.to_dataframe()
+    pd.testing.assert_frame_equal(table, returned.to_dataframe())
+    assert loaded.method == returned.method and loaded.n_failed == returned.n_failed
+    np.testing.assert_array_equal(loaded.func_vals, returned.func_vals)
+    if isinstance(loaded.space, iso.Space):
+        assert loaded.x_iters == returned.x_iters and loaded.x == returned.x
+        for c in loaded.x_iters:
+            _check_config(loaded.space, c)
+    else:
+        np.testing.assert_array_equal(loaded.x_iters, returned.x_iters)
+    if uninterrupted is not None:
+        pd.testing.assert_frame_equal(
+            table.drop(columns=_TIMES), uninterrupted.to_dataframe().drop(columns=_TIMES)
+        )
+
+
 class MethodConformance:
     """pytest checks of one registered method, named by the ``method`` fixture.
 
@@ -170,7 +201,7 @@ class MethodConformance:
             opt.tell(X, [bowl(x) for x in X])
         assert opt.ask(2).shape == (2, 2)
 
-    def test_failures_are_recorded_and_run_goes_on(self, method: str) -> None:
+    def test_failures_are_recorded_and_run_goes_on(self, method: str, tmp_path: Path) -> None:
         calls = {"n": 0}
 
         def flaky(x: np.ndarray) -> float:
@@ -184,13 +215,16 @@ class MethodConformance:
                 return float("inf")
             return bowl(x)
 
-        res = iso.minimize(flaky, _box(2), method, budget=12, seed=0, n_init=4)
+        db = str(tmp_path / "flaky.db")
+        res = iso.minimize(flaky, _box(2), method, budget=12, seed=0, n_init=4, storage=db,
+                           study="flaky")  # fmt: skip
         assert res.n_evals == 12
         assert res.n_failed == 9
         assert res.status.count("ok") == 3
         assert any("simulator crashed" in (e or "") for e in res.errors)
         assert any("nan" in (e or "") for e in res.errors)
         assert np.isfinite(res.fun)
+        _check_loads_as_run(db, "flaky", res)
 
     def test_all_failures(self, method: str) -> None:
         res = iso.minimize(lambda x: float("nan"), _box(2), method, budget=6, seed=0, n_init=2,
@@ -218,6 +252,7 @@ class MethodConformance:
         assert resumed.n_evals == 12
         np.testing.assert_allclose(resumed.x_iters, full.x_iters)
         np.testing.assert_allclose(resumed.func_vals, full.func_vals)
+        _check_loads_as_run(str(db), "s", resumed, full)
 
     def test_state_is_picklable(self, method: str) -> None:
         opt = iso.Optimizer(_box(2), method, seed=0, n_init=3)
@@ -291,6 +326,7 @@ class MethodConformance:
         resumed = iso.minimize(mixed_bowl, mixed_space(), method, storage=db, study="s", **kw)
         assert resumed.x_iters == full.x_iters
         np.testing.assert_array_equal(resumed.func_vals, full.func_vals)
+        _check_loads_as_run(db, "s", resumed, full)
 
     @pytest.mark.slow
     @pytest.mark.parametrize(("d", "budget"), [(2, 20), (6, 40)])
