@@ -69,6 +69,17 @@ def test_dataframe_has_one_typed_row_per_evaluation(stored: tuple[str, iso.Resul
     assert (df["duration"] == df["datetime_complete"] - df["datetime_start"]).all()
 
 
+def test_what_the_objective_reported_has_its_columns(tmp_path: Path) -> None:
+    def f(x: np.ndarray) -> Any:
+        return float(x[0]), ({"epochs": 3} if x[0] < 0.5 else {"epochs": 5, "note": "late"})
+
+    res = iso.minimize(f, iso.Box([0], [1]), "sobol", budget=4, seed=0)
+    df = res.to_dataframe()
+    assert df["info_epochs"].tolist() == [i["epochs"] for i in res.infos]
+    assert df["info_note"].isna().tolist() == ["note" not in i for i in res.infos]
+    assert set(df["info_note"].dropna()) == {"late"}
+
+
 def test_box_columns_are_named_by_its_dimensions(tmp_path: Path) -> None:
     box = iso.Box([0, -1], [1, 1], names=["width", "shift"])
     res = iso.minimize(lambda x: float(x.sum()), box, "sobol", budget=4, batch_size=2,

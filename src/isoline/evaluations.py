@@ -10,7 +10,9 @@ One row per finished evaluation, in evaluation order, with the columns
   chosen objects themselves (an ``object`` column);
 - ``value``: what the objective returned (NaN for a failed evaluation);
 - ``state``: ``"complete"`` or ``"failed"``; ``error``: why it failed (``None`` if not);
-- ``datetime_start``, ``datetime_complete`` (UTC) and ``duration``.
+- ``datetime_start``, ``datetime_complete`` (UTC) and ``duration``;
+- ``info_<key>``: one column per key of the dicts the objective returned with its values
+  (``(value, dict)``), empty where an evaluation did not report that key.
 
 The ``params_`` prefix keeps a parameter called ``value`` or ``state`` apart from the
 other columns (the convention of Optuna's ``Study.trials_dataframe``).
@@ -53,6 +55,8 @@ class Evaluated(Protocol):
     def wall_times(self) -> np.ndarray: ...
     @property
     def trials(self) -> list[Trial]: ...
+    @property
+    def infos(self) -> list[dict[str, Any] | None]: ...
 
 
 @dataclass(frozen=True)
@@ -149,6 +153,9 @@ def to_dataframe(result: Evaluated) -> Any:
         columns["duration"] = columns["datetime_complete"] - columns["datetime_start"]
     else:
         columns["duration"] = pd.to_timedelta(np.asarray(result.wall_times, dtype=float), unit="s")
+    infos = [i or {} for i in result.infos] if len(result.infos) == n else [{}] * n
+    for key in dict.fromkeys(k for info in infos for k in info):
+        columns[f"info_{key}"] = pd.Series([info.get(key) for info in infos])
     return pd.DataFrame({k: pd.Series(v).reset_index(drop=True) for k, v in columns.items()})
 
 
