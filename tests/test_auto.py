@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import json
+import sqlite3
 
 import numpy as np
 import pytest
@@ -163,6 +165,20 @@ def test_store_records_the_choice_and_a_resume_keeps_it(tmp_path):
     assert longer.method == "sobol" and longer.n_evals == 12
     np.testing.assert_array_equal(longer.x_iters[:5], first.x_iters)
     straight = iso.minimize(sphere, box(3), "sobol", budget=12, seed=1)
+    np.testing.assert_array_equal(longer.x_iters, straight.x_iters)
+
+
+def test_an_auto_study_resumes_with_the_defaults_of_its_choice_then(tmp_path):
+    db = str(tmp_path / "runs.db")
+    first = iso.minimize(sphere, box(3), budget=8, seed=1, storage=db, study="s")
+    assert first.method == "cobyqa"  # its first 2 d + 1 points do not depend on final_radius
+    with sqlite3.connect(db) as con:  # as if a default had been other then
+        (text,) = con.execute("SELECT attrs FROM studies WHERE name = 's'").fetchone()
+        attrs = json.loads(text)
+        attrs["defaults"]["final_radius"] = 0.01
+        con.execute("UPDATE studies SET attrs = ? WHERE name = 's'", (json.dumps(attrs),))
+    longer = iso.minimize(sphere, box(3), budget=10, seed=1, storage=db, study="s")
+    straight = iso.minimize(sphere, box(3), "cobyqa", budget=10, seed=1, final_radius=0.01)
     np.testing.assert_array_equal(longer.x_iters, straight.x_iters)
 
 

@@ -200,7 +200,11 @@ def _stored_choice(
     if rec is None or "auto" not in rec.attrs:
         return None
     common = ("n_init", "init", "x0", "y0")
-    return rec.method, {k: v for k, v in rec.options.items() if k not in common}
+    options = {k: v for k, v in rec.options.items() if k not in common}
+    # and the chosen method's defaults then, where they have changed since
+    now = _jsonable(option_defaults(rec.method))
+    moved = {k: v for k, v in _stored_defaults(rec).items() if k in now and now[k] != v}
+    return rec.method, {**{k: v for k, v in moved.items() if k not in common}, **options}
 
 
 @dataclass(frozen=True)
