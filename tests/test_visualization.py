@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 from typing import Any
 
@@ -207,3 +208,19 @@ def test_cli_report_of_one_study(tmp_path: Path, capsys: Any) -> None:
     assert "name the study to report" in capsys.readouterr().err
     assert main(["report", db, "one", "--seeds", "0"]) == 2
     assert "--seeds and --problems select" in capsys.readouterr().err
+
+
+def test_a_maximized_study_is_drawn_best_highest(study: iso.Result, tmp_path: Path) -> None:
+    res = copy.copy(study)
+    res.direction = "maximize"  # as iso.optimize(..., direction="maximize") records it
+    ok = res.to_dataframe().query("state == 'complete'")
+    top = ok.loc[ok["value"].idxmax()]
+    segments = _by_gid(plot_parallel_coordinates(res).axes[0], "evaluations").get_segments()
+    assert segments[-1][0, 1] == 1.0  # the highest value is drawn last, on top
+    star = _by_gid(plot_contour(res, params=["lr", "depth"]).axes[0], "best").get_offsets()
+    np.testing.assert_allclose(star[0], [top["params_lr"], top["params_depth"]])
+    ax = plot_history(res, optimum=1e9).axes[0]
+    np.testing.assert_allclose(_by_gid(ax, "values").get_offsets()[:, 1], 1e9 - ok["value"])
+    assert "(maximize)" in ax.get_ylabel()
+    text = write_study_report(res, tmp_path / "max").read_text()
+    assert f"best value: {top['value']:.6g} (trial {top['number']})" in text
