@@ -1,23 +1,34 @@
 """Crash benchmark: SIGKILL the driver of a run at random moments, resume it, and compare
 the finished study with an uninterrupted run of the same seed.
 
-For every registered method, sequentially (``executor=None``) and, for batch methods, in
-batches of 3 on worker processes (``executor="process"``), a driver process
-(``driver.py``) runs a study of 14 evaluations (24 in batches; d = 3, 4 initial points). The harness kills it
-``--kills`` times (fewer if the run ends first; ``--repeats`` runs per method and
-mode), each time at a random moment: a quarter of the kills land in the first
-seconds (start-up, replay of the stored history), the others a random time after the
-driver has started a new evaluation (during evaluations, proposals and store writes). After
-each kill it counts the driver's processes (its session) still alive 5 s later, then
-starts the driver again with another ``PYTHONHASHSEED``, until the study is finished.
+For a few methods of each family, sequentially (``executor=None``) and in batches of 3 on
+worker processes (``executor="process"``), a driver (``driver.py``) runs a study of 14
+evaluations (24 in batches; d = 3, 4 initial points). The harness kills it ``--kills``
+times (fewer if the run ends first; ``--repeats`` runs per method and mode), each time at a
+random moment. The first ``--creation`` kills of a run, while its store has no trial yet,
+land in the creation of the store and the study: half of them within 10 ms of the store
+file appearing, half a random time within the reference run's set-up (from the driver's
+start to its first evaluation: optimizer, store, study, lease, initial design). Of the
+others a quarter land in the set-up of a resume (store, lease, replay of the history),
+the rest a random time after the driver has started a new evaluation (during
+evaluations, proposals and store writes). After each kill the harness reads from the
+store where the kill landed, counts the driver's processes (its session) still alive 5 s
+later, then starts the driver again, until the study is finished.
 
-Measured per run: kills, evaluations lost (budget minus finished trials), finished
-evaluations run again (an evaluation the store had already finished, logged again by the
-objective), whether x and y of every trial equal the uninterrupted run's, and processes
-left behind. Results append to ``WORK/rows.jsonl`` (a rerun skips rows already there);
-``--report`` writes ``README.md`` and ``crash.json`` into ``--out``.
+Drivers are forked from "zygote" interpreters that imported isoline once (a fresh
+interpreter costs seconds of imports per restart, more than the run); two zygotes with
+different ``PYTHONHASHSEED`` take turns at the restarts, a third makes the reference run.
 
-    nice -n 10 .venv/bin/python benchmarks/reliability/crash.py --work /tmp/crash
+Measured per run: kills and where they landed; evaluations lost (budget minus finished
+trials); committed evaluations run again (must be 0); evaluations run again because a kill
+stopped them before their result was committed, by cause (in flight in the driver, in
+flight in a worker, finished in a worker after the driver died, finished but not yet
+committed), from the objective's start/end log; whether x and y of every trial equal the
+uninterrupted run's; processes left behind. Results append to ``WORK/rows.jsonl`` (a
+rerun skips rows already there); ``--report`` writes ``README.md`` and ``crash.json`` into
+``--out``.
+
+    nice -n 19 .venv/bin/python benchmarks/reliability/crash.py --work /tmp/crash
     .venv/bin/python benchmarks/reliability/crash.py --work /tmp/crash --report
 """
 
@@ -34,9 +45,7 @@ import sys
 import time
 from pathlib import Path
 
-import isoline as iso
 from isoline.bench.report import git_commit
-from isoline.methods.registry import get_method
 
 HERE = Path(__file__).resolve().parent
 DRIVER = HERE / "driver.py"
@@ -63,13 +72,33 @@ def _state(pid: int) -> str:
     return stat[stat.rindex(")") + 2]
 
 
-def left_behind(sid: int, wait: float = 5.0) -> int:
-    """Live processes of the killed driver's session ``wait`` s later (then killed);
-    zombies (exited, waiting to be reaped) are not counted."""
+def describe(pid: int) -> str:
+    """``STATE command line`` of a live process, for the record."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            cmd = fh.read().replace(b"\0", b" ").decode(errors="replace").strip()
+        return f"{_state(pid)} {cmd[:120]}"
+    except OSError:
+        return "gone"
+
+
+def left_behind(sid: int, wait: float = 5.0, seen: list[str] | None = None) -> int:
+    """Live processes of the killed driver's session ``wait`` s later; zombies (exited,
+    waiting to be reaped) are not counted. With ``seen``, such processes are described
+    into it and given 25 s more to end by themselves (how many did not is noted there);
+    the rest are then killed."""
     deadline = time.time() + wait
     while session_members(sid) and time.time() < deadline:
         time.sleep(0.1)
     rest = session_members(sid)
+    if seen is not None and rest:
+        seen += [describe(pid) for pid in rest]
+        deadline = time.time() + 25.0  # do they end by themselves, later?
+        while session_members(sid) and time.time() < deadline:
+            time.sleep(0.2)
+        late = session_members(sid)
+        seen.append(f"{len(late)} of them still there 30 s after the kill")
+        rest = late
     for pid in rest:
         try:
             os.kill(pid, signal.SIGKILL)
@@ -99,119 +128,271 @@ def progress(db: Path, study: str) -> tuple[int, list[tuple]]:
     return sum(r[4] for r in rows) + len(rows) + len(finished), finished
 
 
-def start_driver(db: Path, study: str, method: str, q: int, executor: str, log: Path,
-                 rng: random.Random) -> subprocess.Popen:  # fmt: skip
-    env = dict(os.environ, PYTHONHASHSEED=str(rng.randrange(2**32)))
-    cmd = [sys.executable, str(DRIVER), str(db), study, method, str(q), executor, str(log),
-           str(BUDGETS[q])]  # fmt: skip
-    return subprocess.Popen(cmd, env=env, start_new_session=True, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE)  # fmt: skip
+#: where a kill landed, judged from the store right after it
+PHASES = ("before the store", "store creation", "store made, no study", "study created, no trial",
+          "run")  # fmt: skip
 
 
-def completions(log: Path) -> list[int]:
-    return [int(line) for line in log.read_text().split()] if log.exists() else []
+def phase(db: Path, study: str) -> str:
+    """Which of :data:`PHASES` the store shows (``"unreadable"`` if it cannot be read)."""
+    if not db.exists():  # (in WAL mode the file itself may stay empty: read it through SQLite)
+        return PHASES[0]
+    try:
+        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
+        try:
+            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
+            if not {"meta", "studies", "trials", "leases"} <= tables:
+                return PHASES[1]
+            if not conn.execute("SELECT value FROM meta WHERE key = 'format'").fetchone():
+                return PHASES[1]
+            row = conn.execute("SELECT study_id FROM studies WHERE name = ?", (study,)).fetchone()
+            if row is None:
+                return PHASES[2]
+            (n,) = conn.execute("SELECT COUNT(*) FROM trials WHERE study_id = ?", row).fetchone()
+            return PHASES[3] if n == 0 else PHASES[4]
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return "unreadable"
 
 
-def run_row(method: str, mode: str, q: int, executor: str, kills: int, work: Path,
-            rng: random.Random, rep: int) -> dict:  # fmt: skip
+class Zygote:
+    """A ``driver.py --zygote`` process with its own ``PYTHONHASHSEED``, forking drivers."""
+
+    def __init__(self, hashseed: int) -> None:
+        env = dict(os.environ, PYTHONHASHSEED=str(hashseed))
+        self.proc = subprocess.Popen([sys.executable, str(DRIVER), "--zygote"], env=env,
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)  # fmt: skip
+
+    def start(self, args: list[str]) -> int:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(json.dumps(args) + "\n")
+        self.proc.stdin.flush()
+        return int(self.proc.stdout.readline())
+
+    def close(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        self.proc.wait(timeout=60)
+
+
+def running(pid: int) -> bool:
+    """Whether the forked driver ``pid`` still runs (an exited one stays a zombie of its
+    zygote until reaped)."""
+    try:
+        return _state(pid) not in ("Z", "X")
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+
+
+def events(log: Path) -> list[tuple[str, int, int, float]]:
+    """The driver log's ``(event, number, pid, time)`` lines."""
+    if not log.exists():
+        return []
+    out = []
+    for line in log.read_text().splitlines():
+        parts = line.split()
+        if len(parts) == 4:
+            out.append((parts[0], int(parts[1]), int(parts[2]), float(parts[3])))
+    return out
+
+
+def wait_for(pred: object, pid: int, step: float = 0.002) -> None:
+    while running(pid) and not pred():  # type: ignore[operator]
+        time.sleep(step)
+
+
+#: causes of an evaluation being run again after a kill
+CAUSES = ("in flight in the driver", "in flight in a worker", "finished in a worker after the "
+          "driver died", "finished, not yet committed")  # fmt: skip
+
+
+def rerun_causes(lives: list[dict]) -> dict[str, int]:
+    """Each evaluation started in a killed life and not committed by it, by cause."""
+    out = dict.fromkeys(CAUSES, 0)
+    for life in lives:
+        if life["kill_time"] is None:
+            continue
+        ends = {(n, pid): t for e, n, pid, t in life["events"] if e == "end"}
+        for e, n, pid, _ in life["events"]:
+            if e != "start" or n in life["committed"]:
+                continue
+            end = ends.get((n, pid))
+            if end is None:
+                out[CAUSES[0] if pid == life["pid"] else CAUSES[1]] += 1
+            elif pid != life["pid"] and end > life["kill_time"]:
+                out[CAUSES[2]] += 1
+            else:
+                out[CAUSES[3]] += 1
+    return out
+
+
+def run_row(method: str, mode: str, q: int, executor: str, kills: int, creation: int,
+            work: Path, rng: random.Random, rep: int, zygotes: list[Zygote]) -> dict:  # fmt: skip
+    """One study killed ``kills`` times, the first ``creation`` of them (while it has no
+    trial yet) in the store's and study's creation; ``zygotes[0]`` makes the reference
+    run, the others take turns at the restarts."""
     key = f"{method}.{mode}.{rep}"
     study = key
     ref_db, db = work / f"{key}.ref.db", work / f"{key}.crash.db"
     for p in (ref_db, db):
         for suffix in ("", "-wal", "-shm"):
             Path(f"{p}{suffix}").unlink(missing_ok=True)
-    t0 = time.time()
-    ref = start_driver(ref_db, study, method, q, executor, work / f"{key}.ref.log", rng)
-    _, err = ref.communicate()
-    if ref.returncode != 0:
-        return {"method": method, "mode": mode, "rep": rep, "error": err.decode()[-500:]}
-    ref_time = time.time() - t0
+
+    def args(path: Path, log: Path) -> list[str]:
+        return [str(path), study, method, str(q), executor, str(log), str(BUDGETS[q])]
+
+    ref_log = work / f"{key}.ref.log"
+    ref_log.unlink(missing_ok=True)
+    pid = zygotes[0].start(args(ref_db, ref_log))
+    wait_for(lambda: False, pid, 0.01)
+    ref_events = events(ref_log)
+    if not any(e == "exit" for e, *_ in ref_events):
+        err = Path(f"{ref_log}.err").read_text()[-500:]
+        return {"method": method, "mode": mode, "rep": rep, "error": err or "reference died"}
     _, ref_trials = progress(ref_db, study)
-    conn = sqlite3.connect(f"file:{ref_db}?mode=ro", uri=True)
-    (first,) = conn.execute("SELECT MIN(started) FROM trials").fetchone()
-    conn.close()
-    per_batch = (t0 + ref_time - first) / (BUDGETS[q] // q)  # start-up excluded
+    ready = min(t for e, _, _, t in ref_events if e == "ready")
+    first = min(t for e, _, _, t in ref_events if e == "start")
+    last = max(t for e, _, _, t in ref_events if e == "end")
+    ref_time = max(t for e, _, _, t in ref_events if e == "exit") - ready
+    setup = first - ready  # imports done to the first evaluation: store, study, design
+    per_batch = (last - first) / (BUDGETS[q] // q)
     done_kills = restarts = repeated = orphans = 0
+    phases: dict[str, int] = {}
+    lives: list[dict] = []
+    leftovers: list[str] = []
     error = None
     while True:
         starts_before, finished = progress(db, study)
         finished_before = {n for n, _, _ in finished}
         log = work / f"{key}.{restarts}.log"
         log.unlink(missing_ok=True)
-        proc = start_driver(db, study, method, q, executor, log, rng)
+        zygote = zygotes[1 + restarts % (len(zygotes) - 1)]
+        pid = zygote.start(args(db, log))
         restarts += 1
+        kill_time = None
         if done_kills < kills:
-            if rng.random() < 0.25:
-                deadline = time.time() + rng.uniform(0.0, 4.0)
+            wait_for(lambda log=log: any(e == "ready" for e, *_ in events(log)), pid)
+            if done_kills < creation and starts_before == 0:
+                if rng.random() < 0.5:  # just after the store file appears
+                    wait_for(db.exists, pid, 0.0005)
+                    deadline = time.time() + rng.uniform(0.0, 0.01)
+                else:
+                    deadline = time.time() + rng.uniform(0.0, 1.2 * setup)
+            elif rng.random() < 0.25:  # start-up: store, lease, replay of the history
+                deadline = time.time() + rng.uniform(0.0, 1.5 * setup)
             else:
-                deadline = None
-                while proc.poll() is None and progress(db, study)[0] <= starts_before:
-                    time.sleep(0.02)
+                wait_for(lambda n=starts_before: progress(db, study)[0] > n, pid, 0.01)
                 deadline = time.time() + rng.uniform(0.0, 2.0 * per_batch)
-            while proc.poll() is None and time.time() < deadline:
-                time.sleep(0.01)
-            if proc.poll() is None:
-                proc.send_signal(signal.SIGKILL)
-                proc.wait()
+            while running(pid) and time.time() < deadline:
+                time.sleep(0.001)
+            if running(pid):
+                kill_time = time.time()
+                os.kill(pid, signal.SIGKILL)
+                wait_for(lambda: False, pid, 0.001)
                 done_kills += 1
-                orphans += left_behind(proc.pid)
-        _, err = proc.communicate()
-        repeated += sum(n in finished_before for n in completions(log))
-        if proc.returncode == 0:
+                where = phase(db, study)
+                phases[where] = phases.get(where, 0) + 1
+                orphans += left_behind(pid, seen=leftovers)
+        wait_for(lambda: False, pid, 0.01)
+        evs = events(log)
+        _, finished_now = progress(db, study)
+        lives.append({"pid": pid, "kill_time": kill_time, "events": evs,
+                      "committed": {n for n, _, _ in finished_now}})  # fmt: skip
+        repeated += sum(e == "start" and n in finished_before for e, n, _, _ in evs)
+        if any(e == "exit" for e, *_ in evs):
             break
-        if proc.returncode != -signal.SIGKILL:
-            error = err.decode()[-500:]
+        if kill_time is None:
+            error = Path(f"{log}.err").read_text()[-500:] or "driver died"
             break
         if restarts > 10 * kills + 20:
             error = "no progress"
             break
     _, final = progress(db, study)
     same = [(a[1], a[2]) for a in final] == [(b[1], b[2]) for b in ref_trials]
+    starts: dict[int, int] = {}
+    for life in lives:
+        for e, n, _, _ in life["events"]:
+            if e == "start":
+                starts[n] = starts.get(n, 0) + 1
     return {
         "method": method, "mode": mode, "rep": rep, "batch_size": q, "executor": executor,
-        "kills": done_kills, "restarts": restarts, "lost": BUDGETS[q] - len(final),
-        "repeated_finished": repeated, "identical": same and len(final) == len(ref_trials),
-        "orphans": orphans, "ref_seconds": round(ref_time, 2), "error": error,
+        "kills": done_kills, "restarts": restarts, "phases": phases,
+        "lost": BUDGETS[q] - len(final), "repeated_finished": repeated,
+        "reruns": sum(c - 1 for c in starts.values()), "rerun_causes": rerun_causes(lives),
+        "identical": same and len(final) == len(ref_trials), "orphans": orphans,
+        "left_behind": leftovers, "ref_seconds": round(ref_time, 2), "error": error,
     }  # fmt: skip
 
 
-def report(work: Path, out: Path, command: str) -> None:
+def report(work: Path, out: Path, command: str, seconds: float | None) -> None:
     rows = [json.loads(line) for line in (work / "rows.jsonl").read_text().splitlines()]
     commit = git_commit(HERE)
-    tot = {
+    tot: dict = {
         k: sum(r.get(k, 0) or 0 for r in rows)
-        for k in ("kills", "lost", "repeated_finished", "orphans")
+        for k in ("kills", "lost", "repeated_finished", "reruns", "orphans")
     }
     tot["identical"] = sum(bool(r.get("identical")) for r in rows)
     tot["rows"] = len(rows)
+    tot["phases"] = {p: sum(r.get("phases", {}).get(p, 0) for r in rows) for p in PHASES}
+    tot["rerun_causes"] = {c: sum(r.get("rerun_causes", {}).get(c, 0) for r in rows)
+                           for c in CAUSES}  # fmt: skip
+    creation = sum(v for k, v in tot["phases"].items() if k != "run")
     out.mkdir(parents=True, exist_ok=True)
-    (out / "crash.json").write_text(json.dumps({"commit": commit, "command": command, "totals": tot,
+    (out / "crash.json").write_text(json.dumps({"commit": commit, "command": command,
+                                                "seconds": seconds, "totals": tot,
                                                 "rows": rows}, indent=1))  # fmt: skip
+    phases = ", ".join(f"{v} {k}" for k, v in tot["phases"].items())
+    causes = ", ".join(f"{v} {k}" for k, v in tot["rerun_causes"].items())
+    took = f" in {seconds / 60:.0f} minutes" if seconds else ""
     lines = [
         "# Crash benchmark: random SIGKILLs of the driver, then resume",
         "",
-        f"Made by `{command}` at commit `{commit}` (library code as of that commit).",
-        "Each row: one study of 14 evaluations (24 in batches of 3; d = 3, 4 initial points, seed 7, a sphere with its",
-        "minimum near a bound, 50 ms per evaluation) killed at random moments and resumed",
-        "in a new process (other `PYTHONHASHSEED`) until finished, compared trial by trial",
-        "with an uninterrupted run. See `benchmarks/reliability/crash.py` for the protocol.",
+        f"Made by `{command}`{took}, library at commit `{commit}`.",
+        "Each row: one study of 14 evaluations (24 in batches of 3; d = 3, 4 initial points,",
+        "seed 7, a sphere with its minimum near a bound, 50 ms per evaluation) killed at random",
+        "moments, the first kills while the store and the study are being created, and resumed",
+        "until finished, compared trial by trial with an uninterrupted run. Drivers are forked",
+        "from interpreters that imported isoline once (two, with different `PYTHONHASHSEED`,",
+        "take turns, so every resume runs under another hash seed than the life before it).",
+        "See `benchmarks/reliability/crash.py` for the protocol.",
         "",
-        f"**Totals over {tot['rows']} runs: {tot['kills']} kills, {tot['lost']} evaluations lost, "
-        f"{tot['repeated_finished']} finished evaluations run again, {tot['identical']} of "
-        f"{tot['rows']} trajectories identical to the uninterrupted run, {tot['orphans']} "
-        "processes left 5 s after a kill.**",
+        f"**Totals over {tot['rows']} runs: {tot['kills']} kills ({creation} before the first "
+        f"trial: {phases}), {tot['lost']} evaluations lost, {tot['repeated_finished']} "
+        f"committed evaluations run again, {tot['identical']} of {tot['rows']} trajectories "
+        f"identical to the uninterrupted run, {tot['orphans']} processes left 5 s after a "
+        f"kill.**",
         "",
-        "| method | mode | run | kills | restarts | lost | finished re-run | identical | left behind | error |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        f"**Evaluations run again because a kill stopped them before their result was "
+        f"committed: {tot['reruns']} ({causes}).**",
+        "",
+        "Where a kill landed is read from the store right after it: no file yet (the",
+        "optimizer is being built), the file without its complete schema (store creation),",
+        "the store without the study, the study without a trial (study creation, lease,",
+        "initial design), or the run.",
+        "",
+        "| method | mode | run | kills | of them before a trial | restarts | lost | committed re-run "
+        "| re-run: in flight (driver) | in flight (worker) | finished in worker after kill "
+        "| finished, not committed | identical | left behind | error |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
+        c = r.get("rerun_causes", {})
+        early = sum(v for k, v in r.get("phases", {}).items() if k != "run")
         lines.append(
-            f"| {r['method']} | {r['mode']} | {r.get('rep', 0)} | {r.get('kills', '-')} | {r.get('restarts', '-')} | "
-            f"{r.get('lost', '-')} | {r.get('repeated_finished', '-')} | "
-            f"{'yes' if r.get('identical') else 'no'} | {r.get('orphans', '-')} | "
-            f"{(r.get('error') or '').splitlines()[-1:] or ''} |"
+            f"| {r['method']} | {r['mode']} | {r.get('rep', 0)} | {r.get('kills', '-')} | "
+            f"{early} | {r.get('restarts', '-')} | {r.get('lost', '-')} | "
+            f"{r.get('repeated_finished', '-')} | "
+            + " | ".join(str(c.get(k, "-")) for k in CAUSES)
+            + f" | {'yes' if r.get('identical') else 'no'} | {r.get('orphans', '-')} | "
+            f"{(r.get('error') or '').strip().splitlines()[-1:] or ''} |"
         )
     (out / "README.md").write_text("\n".join(lines) + "\n")
+
+
+#: the default rows: fast methods of each family sequentially, and in batches on processes
+SEQUENTIAL = ("random", "sobol", "cma-es", "gp-ei", "turbo", "rf-ei")
+BATCHED = ("random", "gp-ei")
 
 
 def main() -> None:
@@ -220,35 +401,46 @@ def main() -> None:
     )
     p.add_argument("--work", default="/tmp/isoline-crash", help="stores, logs and rows.jsonl")
     p.add_argument("--out", default=str(HERE.parent / "results" / "reliability"))
-    p.add_argument("--kills", type=int, default=8, help="kills per run (fewer if it ends first)")
-    p.add_argument("--repeats", type=int, default=1, help="runs per method and mode")
-    p.add_argument("--methods", nargs="*", help="default: every registered method")
+    p.add_argument("--kills", type=int, default=10, help="kills per run (fewer if it ends first)")
+    p.add_argument("--creation", type=int, default=3,
+                   help="of them, kills while the store and study are created")  # fmt: skip
+    p.add_argument("--repeats", type=int, default=4, help="runs per method and mode")
+    p.add_argument("--methods", nargs="*", default=list(SEQUENTIAL), help="run sequentially")
+    p.add_argument("--batched", nargs="*", default=list(BATCHED),
+                   help="run in batches of 3 on worker processes")  # fmt: skip
     p.add_argument("--seed", type=int, default=0, help="seed of the kill moments")
     p.add_argument("--report", action="store_true", help="only write the report")
     args = p.parse_args()
     work = Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
     command = "python benchmarks/reliability/crash.py " + " ".join(sys.argv[1:])
+    seconds = None
     if not args.report:
+        t0 = time.time()
         rows_file = work / "rows.jsonl"
         seen = set()
         if rows_file.exists():
             rows = map(json.loads, rows_file.read_text().splitlines())
             seen = {(r["method"], r["mode"], r["rep"]) for r in rows}
-        for rep in range(args.repeats):
-            for method in args.methods or [m.name for m in iso.methods()]:
-                modes = [("sequential", 1, "none")]
-                if get_method(method).supports_batch:
-                    modes.append(("batch-3-processes", 3, "process"))
-                for mode, q, executor in modes:
+        zygotes = [Zygote(random.Random(f"{args.seed}/{k}").randrange(2**32)) for k in range(3)]
+        try:
+            for rep in range(args.repeats):
+                plan = [(m, "sequential", 1, "none") for m in args.methods]
+                plan += [(m, "batch-3-processes", 3, "process") for m in args.batched]
+                for method, mode, q, executor in plan:
                     if (method, mode, rep) in seen:
                         continue
                     rng = random.Random(f"{args.seed}/{method}/{mode}/{rep}")
-                    row = run_row(method, mode, q, executor, args.kills, work, rng, rep)
+                    row = run_row(method, mode, q, executor, args.kills, args.creation, work,
+                                  rng, rep, zygotes)  # fmt: skip
                     print(json.dumps(row), flush=True)
                     with rows_file.open("a") as fh:
                         fh.write(json.dumps(row) + "\n")
-    report(work, Path(args.out), command)
+        finally:
+            for z in zygotes:
+                z.close()
+        seconds = time.time() - t0
+    report(work, Path(args.out), command, seconds)
 
 
 if __name__ == "__main__":

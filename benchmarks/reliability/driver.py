@@ -1,8 +1,16 @@
-"""One driver process of the crash benchmark: runs (or resumes) one study to its end.
+"""One driver of the crash benchmark: runs (or resumes) one study to its end.
 
-python driver.py STORE STUDY METHOD BATCH EXECUTOR LOG BUDGET. Every finished evaluation
-appends its trial number to LOG, so the harness can tell which evaluations ran more than
-once. ``max_attempts`` is raised above the number of kills: the harness's kills are not the
+``python driver.py STORE STUDY METHOD BATCH EXECUTOR LOG BUDGET`` runs it in a fresh
+interpreter; :func:`zygote` serves the same runs forked from one interpreter that has
+imported isoline already (the harness's cheap restarts, see ``crash.py``).
+
+LOG gets one line per event, each ``EVENT NUMBER PID TIME``: ``ready`` (isoline imported,
+``minimize`` about to be called), ``start``/``end`` of each evaluation (written by the
+objective, in whichever process evaluates it), ``exit`` when ``minimize`` returned. So the
+harness can tell which evaluations ran more than once, in which process, and whether an
+evaluation ended before or after the driver was killed.
+
+``max_attempts`` is raised above the number of kills: the harness's kills are not the
 point's fault, and its kill moments cluster at evaluation starts, so the default (3) would
 record an evaluation killed three times in a row as failed (the behaviour
 ``tests/test_reliability.py`` checks) instead of measuring resume.
@@ -10,15 +18,25 @@ record an evaluation killed three times in a row as failed (the behaviour
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import time
+import traceback
 
 import numpy as np
 
 import isoline as iso
 
 DIM, N_INIT, SEED, MAX_ATTEMPTS = 3, 4, 7, 100
+
+
+def note(log: str, event: str, number: int | None = None) -> None:
+    """Append ``EVENT NUMBER PID TIME`` to ``log``, synced to disk."""
+    with open(log, "a") as fh:
+        fh.write(f"{event} {-1 if number is None else number} {os.getpid()} {time.time():.6f}\n")
+        fh.flush()
+        os.fsync(fh.fileno())
 
 
 class LoggedObjective:
@@ -30,17 +48,16 @@ class LoggedObjective:
         self.log = log
 
     def __call__(self, x: np.ndarray, number: int | None = None) -> float:
+        note(self.log, "start", number)
         time.sleep(0.05)
         y = float(np.sum((x - 1.8) ** 2))
-        with open(self.log, "a") as fh:
-            fh.write(f"{number}\n")
-            fh.flush()
-            os.fsync(fh.fileno())
+        note(self.log, "end", number)
         return y
 
 
-def main() -> None:
-    store, study, method, batch, executor, log, budget = sys.argv[1:8]
+def run(store: str, study: str, method: str, batch: str, executor: str, log: str,
+        budget: str) -> None:  # fmt: skip
+    note(log, "ready")
     iso.minimize(
         LoggedObjective(log),
         iso.Box([-2.0] * DIM, [2.0] * DIM),
@@ -54,7 +71,43 @@ def main() -> None:
         storage=store,
         study=study,
     )
+    note(log, "exit")
+
+
+def zygote() -> None:
+    """Read one JSON list of :func:`run` arguments per line from stdin; fork a driver for
+    each (in a new session, stderr to ``LOG.err``) and print its pid.
+
+    The child exits 0 after ``run`` returned and 1 after an exception (traceback in
+    ``LOG.err``); exited children are reaped at the next line.
+    """
+    for line in sys.stdin:
+        while True:
+            try:
+                pid, _ = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                break
+            if pid == 0:
+                break
+        args = json.loads(line)
+        pid = os.fork()
+        if pid == 0:
+            os.setsid()
+            fd = os.open(args[5] + ".err", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+            os.dup2(fd, 2)
+            code = 0
+            try:
+                run(*args)
+            except BaseException:  # noqa: BLE001 - reported to the harness in LOG.err
+                traceback.print_exc()
+                code = 1
+            sys.stderr.flush()
+            os._exit(code)
+        print(pid, flush=True)
 
 
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:] == ["--zygote"]:
+        zygote()
+    else:
+        run(*sys.argv[1:8])
