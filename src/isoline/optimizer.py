@@ -262,6 +262,9 @@ class Result:
     space: Box | Space | None = None
     #: the stored trials behind the evaluations (numbers, batches, start and end times)
     trials: list[Trial] = field(default_factory=list, repr=False)
+    #: why the call that made this result ended (:func:`isoline.minimize`: its budget was
+    #: used, ``max_time`` passed, or the callback asked to stop); ``""`` if not known
+    stop_reason: str = ""
 
     @property
     def n_evals(self) -> int:

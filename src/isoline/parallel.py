@@ -11,15 +11,18 @@ are recorded as failed.
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextlib
 import decimal
 import math
 import multiprocessing as mp
 import numbers
 import os
 import pickle
+import queue
 import threading
 import time
 import traceback
+import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -34,6 +37,7 @@ __all__ = [
     "Outcome",
     "ProcessPool",
     "as_real",
+    "check_picklable",
     "dask_client",
     "evaluate",
     "evaluate_batch",
@@ -118,6 +122,8 @@ def evaluate_batch(
     executor: Any = None,
     numbers: Sequence[int] | None = None,
     on_start: Callable[[list[int]], None] | None = None,
+    timeout: float | None = None,
+    deadline: float | None = None,
 ) -> Iterator[tuple[int, Outcome]]:
     """Yield ``(row, outcome)`` for each row of ``X`` ``(q, d)`` as soon as it finishes.
 
@@ -132,18 +138,37 @@ def evaluate_batch(
     carrying the error, and the others are unaffected. Outcomes are yielded as they
     arrive, so the caller can store each one before the slower ones finish.
 
+    ``timeout`` (seconds, needs a :class:`ProcessPool`): an evaluation still running that
+    long after it started in its worker yields a ``failed`` outcome ("timed out after
+    ..."); once the batch's other evaluations are done, the pool's workers are killed and
+    replaced, so the hung one is not left behind. ``deadline`` (a ``time.time()``): past
+    it no new evaluation starts without an executor, and with a :class:`ProcessPool` the
+    evaluations still running are abandoned (nothing is yielded for them; the workers are
+    killed); other executors finish the batch.
+
     Raises:
         TypeError: ``executor`` runs in other processes of this machine (a
             ``ProcessPoolExecutor``) and ``f`` cannot be pickled.
+        ValueError: ``timeout`` without a :class:`ProcessPool`.
     """
+    if timeout is not None and not isinstance(executor, ProcessPool):
+        raise ValueError(
+            "an evaluation timeout needs a ProcessPool, whose workers can be stopped; got "
+            f"{type(executor).__name__}"
+        )
     if executor is None:
         for i, x in enumerate(X):
+            if deadline is not None and time.time() >= deadline:
+                return
             if on_start is not None:
                 on_start([i])
             yield i, evaluate(f, x, _number(numbers, i))
         return
     if isinstance(executor, (cf.ProcessPoolExecutor, ProcessPool)):
-        _check_picklable(f)
+        check_picklable(f)
+    if isinstance(executor, ProcessPool) and (timeout is not None or deadline is not None):
+        yield from _evaluate_watched(f, X, executor, numbers, timeout, deadline)
+        return
     submitted = time.time()
     futures = {executor.submit(evaluate, f, x, _number(numbers, i)): i for i, x in enumerate(X)}
     for fut in cf.as_completed(futures):
@@ -155,17 +180,78 @@ def evaluate_batch(
             yield i, Outcome(None, "failed", msg, None, submitted, time.time())
 
 
+#: seconds between two looks at the evaluations a timeout or deadline watches
+WATCH_POLL = 0.02
+
+
+def _evaluate_watched(
+    f: Callable[..., Any],
+    X: np.ndarray | Sequence[Any],
+    pool: ProcessPool,
+    numbers: Sequence[int] | None,
+    timeout: float | None,
+    deadline: float | None,
+) -> Iterator[tuple[int, Outcome]]:
+    """:func:`evaluate_batch` on a :class:`ProcessPool` with a timeout or deadline."""
+    keys = [uuid.uuid4().hex for _ in range(len(X))]
+    futures = {
+        pool.submit(_timed_evaluate, keys[i], f, x, _number(numbers, i)): i for i, x in enumerate(X)
+    }
+    pending = set(futures)
+    stuck = False
+    try:
+        while pending:
+            done, _ = cf.wait(pending, timeout=WATCH_POLL, return_when=cf.FIRST_COMPLETED)
+            for fut in done:
+                pending.discard(fut)
+                i = futures[fut]
+                try:
+                    yield i, fut.result()
+                except Exception as e:  # noqa: BLE001 - a lost worker is a failed evaluation
+                    now = time.time()
+                    msg = f"evaluation lost: {type(e).__name__}: {e}"
+                    yield i, Outcome(None, "failed", msg, None, now, now)
+            now = time.time()
+            starts = pool.started()
+            for fut in list(pending):
+                started = starts.get(keys[futures[fut]])
+                if timeout is not None and started is not None and now - started >= timeout:
+                    pending.discard(fut)
+                    stuck = True
+                    msg = f"timed out after {timeout:g} s (the worker running it was stopped)"
+                    yield futures[fut], Outcome(None, "failed", msg, None, started, now)
+            if pending and deadline is not None and now >= deadline:
+                stuck = True  # abandoned: their trials stay pending for a resume
+                return
+    finally:
+        if stuck or pending:
+            pool.replace_workers()
+        else:
+            starts = pool.started()
+            for key in keys:
+                starts.pop(key, None)
+
+
+def _timed_evaluate(key: str, f: Callable[..., Any], x: Any, number: int | None) -> Outcome:
+    """In a :class:`ProcessPool` worker: tell the pool that evaluation ``key`` starts, then
+    :func:`evaluate` it."""
+    if _STARTED is not None:
+        _STARTED.put((key, time.time()))
+    return evaluate(f, x, number)
+
+
 def _number(numbers: Sequence[int] | None, i: int) -> int | None:
     return None if numbers is None else int(numbers[i])
 
 
-def _check_picklable(f: Callable[[np.ndarray], Any]) -> None:
+def check_picklable(f: Callable[..., Any], why: str = "") -> None:
+    """TypeError (prefixed by ``why``) if ``f`` cannot be sent to a worker process."""
     try:
         pickle.dumps(f)
     except Exception as e:  # noqa: BLE001 - pickle raises several types
         raise TypeError(
-            "f must be picklable to run in worker processes (define it at module level, "
-            f"not as a lambda or nested function), or use executor='thread' or Dask: {e}"
+            f"{why}f must be picklable to run in worker processes (define it at module "
+            f"level, not as a lambda or nested function), or use executor='thread' or Dask: {e}"
         ) from None
 
 
@@ -207,6 +293,8 @@ class ProcessPool(cf.Executor):
         self._initializer = initializer
         self._ctx = _worker_context(start_method)
         self._stop = self._ctx.Event()
+        self._starts_queue = self._ctx.Queue()
+        self._starts: dict[str, float] = {}
         self._owner = (os.getpid(), start_time(os.getpid()))
         self._pool = self._new()
 
@@ -215,8 +303,30 @@ class ProcessPool(cf.Executor):
             self.workers,
             mp_context=self._ctx,
             initializer=_start_worker,
-            initargs=(self._owner, self._stop, self._initializer),
+            initargs=(self._owner, self._stop, self._initializer, self._starts_queue),
         )
+
+    def started(self) -> dict[str, float]:
+        """``{key: time.time()}`` of the evaluations submitted through
+        :func:`evaluate_batch` with a timeout or deadline that have started in a worker."""
+        while True:
+            try:
+                key, when = self._starts_queue.get_nowait()
+            except queue.Empty:
+                return self._starts
+            self._starts[key] = when
+
+    def replace_workers(self) -> None:
+        """Kill every worker (SIGKILL: a hung evaluation may not listen to anything else),
+        wait for them to end, and start a fresh pool for the next ``submit``."""
+        old = self._pool
+        for proc in list(getattr(old, "_processes", {}).values()):
+            with contextlib.suppress(OSError, ValueError):
+                proc.kill()
+        old.shutdown(wait=True, cancel_futures=True)
+        self._starts.clear()
+        self._pool = self._new()
+        self.restarts += 1
 
     def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> cf.Future:
         try:
@@ -241,9 +351,18 @@ class ProcessPool(cf.Executor):
 WATCH_INTERVAL = 0.2
 
 
+#: in a :class:`ProcessPool` worker: the queue its evaluations' start times go to
+_STARTED: Any = None
+
+
 def _start_worker(
-    owner: tuple[int, str | None], stop: Any, initializer: Callable[[], None] | None
+    owner: tuple[int, str | None],
+    stop: Any,
+    initializer: Callable[[], None] | None,
+    starts: Any = None,
 ) -> None:
+    global _STARTED
+    _STARTED = starts
     threading.Thread(
         target=_watch, args=(owner, stop), name="isoline-watchdog", daemon=True
     ).start()

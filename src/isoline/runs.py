@@ -25,11 +25,17 @@ import numpy as np
 from isoline.auto import AUTO
 from isoline.methods.registry import get_method, option_defaults
 from isoline.optimizer import Optimizer, Result
-from isoline.parallel import evaluate_batch, make_executor, shutdown_executor
+from isoline.parallel import (
+    ProcessPool,
+    check_picklable,
+    evaluate_batch,
+    make_executor,
+    shutdown_executor,
+)
 from isoline.params import Space
 from isoline.space import Box
 from isoline.store import RESUME_FORMATS, Store, StoreError, StudyRecord, Trial
-from isoline.validation import MAX_STORED_INT, check_int, check_study_name
+from isoline.validation import MAX_STORED_INT, check_int, check_positive, check_study_name
 
 __all__ = ["REPLAY_TOLERANCE", "ObjectiveError", "minimize"]
 
@@ -62,6 +68,8 @@ def minimize(
     max_initial_failures: int | None = 5,
     x0: Any = None,
     y0: Any = None,
+    timeout: float | None = None,
+    max_time: float | None = None,
     **options: Any,
 ) -> Result:
     """Minimize ``f`` over ``space`` with ``budget`` evaluations.
@@ -114,6 +122,22 @@ def minimize(
             these evaluations, which count neither in ``budget`` nor in the :class:`Result`,
             and they take the place of the initial-design points nearest them. ``x0`` and
             ``y0`` are stored with the study; a resume must give the same.
+        timeout: seconds an evaluation may run; one still running then is recorded as
+            failed ("timed out after ...") and the run goes on. A running Python call
+            cannot be stopped safely inside this process, so a timeout needs worker
+            processes, which are killed and replaced: it is honoured with
+            ``executor=None`` (each evaluation then runs in one worker process, in order,
+            so ``f`` must be picklable) and ``executor="process"`` or a
+            :class:`~isoline.parallel.ProcessPool`; other executors (threads, Dask, your
+            own) are refused with ValueError.
+        max_time: seconds after which the run stops cleanly: no new evaluation starts,
+            every finished one is stored, and ``Result.stop_reason`` says so; running it
+            again resumes the study. Evaluations still running then are stopped and left
+            to the resume with worker processes (``executor="process"`` or ``timeout``);
+            in this process, and with threads or Dask, the running ones finish first.
+
+    ``Result.stop_reason`` says why the call ended: its budget was used, ``max_time``
+    passed, or the callback asked to stop.
 
     If this process receives SIGTERM while the run is in progress (and no other SIGTERM
     handler is installed), the run stops as after Ctrl-C: worker processes are stopped,
@@ -131,6 +155,8 @@ def minimize(
         study = check_study_name(study)
     if callback is not None and not callable(callback):
         raise TypeError("callback must be callable")
+    timeout = None if timeout is None else check_positive(timeout, "timeout")
+    max_time = None if max_time is None else check_positive(max_time, "max_time")
     if storage is not None and not isinstance(storage, (str, os.PathLike, Store)):
         raise TypeError(
             f"storage must be a file path, a Store or None, got {type(storage).__name__}"
@@ -161,11 +187,13 @@ def minimize(
             else Store(":memory:" if storage is None else storage)
         )
         try:
+            deadline = None if max_time is None else time.time() + max_time
             run = _Run.open(store, study, opt, settings, max_attempts)
             try:
-                pool, owned = make_executor(executor, opt.batch_size)
+                pool, owned = _executor(executor, opt.batch_size, timeout, f)
                 try:
-                    run.go(f, pool, progress, callback, raise_on_error, max_initial_failures)
+                    reason = run.go(f, pool, progress, callback, raise_on_error,
+                                    max_initial_failures, timeout, deadline)  # fmt: skip
                 except BaseException as err:
                     if owned:
                         shutdown_executor(pool, kill=True)
@@ -178,10 +206,33 @@ def minimize(
                     shutdown_executor(pool, kill=False)
             finally:
                 run.lease.release()
-            return Result.from_trials(run.rec, store.trials(run.rec), store.path, space)
+            res = Result.from_trials(run.rec, store.trials(run.rec), store.path, space)
+            res.stop_reason = reason
+            return res
         finally:
             if own_store:
                 store.close()
+
+
+def _executor(executor: Any, workers: int, timeout: float | None, f: Any) -> tuple[Any, bool]:
+    """:func:`make_executor`, with worker processes that can be stopped for a timeout."""
+    if timeout is None:
+        return make_executor(executor, workers)
+    if executor is None:
+        executor = ProcessPool(1)  # in order, as in this process, but it can be stopped
+        try:
+            check_picklable(f, "with timeout= each evaluation runs in a worker process: ")
+        except TypeError:
+            executor.shutdown(kill=True)
+            raise
+        return executor, True
+    if executor == "process" or isinstance(executor, ProcessPool):
+        return make_executor(executor, workers)
+    raise ValueError(
+        "timeout= needs evaluations it can stop, in worker processes: use executor=None "
+        "(each evaluation then runs in a worker process) or executor='process'; "
+        f"{executor!r} cannot stop a running evaluation"
+    )
 
 
 def _stored_choice(
@@ -272,31 +323,42 @@ class _Run:
         callback: Callable[[Result], bool | None] | None,
         raise_on_error: bool,
         max_initial_failures: int | None,
-    ) -> None:
+        timeout: float | None = None,
+        deadline: float | None = None,
+    ) -> str:
+        """Evaluate to the end of the budget; returns why the call ended."""
         n_total = len(self.store.trials(self.rec))
         bar = _Progress(progress, self.budget, n_total - len(self.todo), self.rec.name)
         failures = _FailureWatch(max_initial_failures)
+        watch = _Watch(pool, bar, raise_on_error, failures, timeout, deadline)
         try:
             if self.todo or self.done:
                 in_flight = sorted(self.todo + self.done, key=lambda t: t.number)
                 ys = {t.number: (np.nan if t.y is None else t.y) for t in self.done}
-                ys.update(self._evaluate(f, self._points(self.todo), [t.number for t in self.todo],
-                                         pool, bar, raise_on_error, failures))  # fmt: skip
+                todo = [t.number for t in self.todo]
+                ys.update(self._evaluate(f, self._points(self.todo), todo, watch))
+                if any(n not in ys for n in todo):
+                    return watch.timed_out(self.store, self.rec, self.budget)
                 X = self._points(in_flight)
                 self.opt.tell(X, [ys[t.number] for t in in_flight])
                 if _stop(callback, self.store, self.rec, self.opt.space):
-                    return
+                    return CALLBACK_STOP
             while n_total < self.budget:
+                if deadline is not None and time.time() >= deadline:
+                    return watch.timed_out(self.store, self.rec, self.budget)
                 q = min(self.opt.batch_size, self.budget - n_total)
                 X, U = self.opt.ask_with_unit(q)
                 self.batch += 1
                 numbers = self.store.add_batch(self.rec, self.batch, X, U)
                 n_total += q
-                ys = self._evaluate(f, list(X), numbers, pool, bar, raise_on_error, failures)
+                ys = self._evaluate(f, list(X), numbers, watch)
+                if any(n not in ys for n in numbers):
+                    return watch.timed_out(self.store, self.rec, self.budget)
                 self.opt.tell(X, [ys[n] for n in numbers])
                 if _stop(callback, self.store, self.rec, self.opt.space):
-                    return
+                    return CALLBACK_STOP
             self.store.mark_finished(self.rec)
+            return f"the budget of {self.budget} evaluations is used"
         finally:
             bar.close()
 
@@ -311,15 +373,11 @@ class _Run:
         return np.array([t.x for t in trials])
 
     def _evaluate(
-        self,
-        f: Callable[[np.ndarray], Any],
-        X: list[Any],
-        numbers: list[int],
-        pool: Any,
-        bar: _Progress,
-        raise_on_error: bool,
-        failures: _FailureWatch,
+        self, f: Callable[[np.ndarray], Any], X: list[Any], numbers: list[int], watch: _Watch
     ) -> dict[int, float]:
+        """Evaluate and store ``X``; ``{number: y}`` of the evaluations that finished (all
+        of them unless ``max_time`` stopped the ones still running)."""
+        pool, bar, failures = watch.pool, watch.bar, watch.failures
         ys: dict[int, float] = {}
         if not numbers:
             return ys
@@ -331,8 +389,9 @@ class _Run:
         rows = (
             X if isinstance(self.opt.space, Space) else np.array(X, dtype=float).reshape(len(X), -1)
         )
-        for i, out in evaluate_batch(f, rows, pool,
-                                     numbers, on_start=started):  # fmt: skip
+        on_start = started if pool is None else None
+        for i, out in evaluate_batch(f, rows, pool, numbers, on_start=on_start,
+                                     timeout=watch.timeout, deadline=watch.deadline):  # fmt: skip
             self.store.record_result(self.rec, numbers[i], out.y, out.status, out.error,
                                      out.info, out.started, out.finished)  # fmt: skip
             ys[numbers[i]] = np.nan if out.y is None else out.y
@@ -340,10 +399,37 @@ class _Run:
             failures.add(out.status, out.error)
             if out.status == "failed" and first_error is None:
                 first_error = out.error
-        if raise_on_error and first_error is not None:
+        if watch.raise_on_error and first_error is not None:
             raise RuntimeError(f"objective failed (raise_on_error=True): {first_error}")
         failures.check()
         return ys
+
+
+#: :attr:`Result.stop_reason` of a run its callback stopped
+CALLBACK_STOP = "the callback asked to stop"
+
+
+@dataclass
+class _Watch:
+    """How one call evaluates: its executor, progress bar, failure rules and time limits."""
+
+    pool: Any
+    bar: _Progress
+    raise_on_error: bool
+    failures: _FailureWatch
+    timeout: float | None
+    deadline: float | None
+
+    def timed_out(self, store: Store, rec: StudyRecord, budget: int) -> str:
+        """The stop reason of a run that reached its ``max_time``."""
+        trials = store.trials(rec)
+        done = sum(t.status != "pending" for t in trials)
+        pending = len(trials) - done
+        left = f"; {pending} started evaluations are left pending" if pending else ""
+        return (
+            f"max_time reached after {done} of {budget} evaluations{left}; run again with "
+            "the same study to resume"
+        )
 
 
 class _FailureWatch:

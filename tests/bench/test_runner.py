@@ -307,3 +307,23 @@ def test_each_run_records_its_package_versions_and_the_report_lists_them(
     assert sum("numpy 1.0," in x for x in lines) == 1
     report = write_report(cfg, db, tmp_path / "rep").read_text()
     assert "## Package versions" in report and f"numpy {metadata.version('numpy')}" in report
+
+
+def test_a_config_timeout_reaches_every_run(tmp_path, monkeypatch) -> None:
+    import isoline.runs
+    from isoline.bench.runner import run_one
+
+    with pytest.raises(ValueError, match="timeout must be a finite number > 0"):
+        parse_config(dict(CFG, timeout=0))
+    cfg = parse_config(dict(CFG, problems=[{"name": "rosenbrock", "dim": 2}], timeout=2.5))
+    assert {spec.timeout for spec in cfg.runs()} == {2.5}
+    given = []
+    real = isoline.runs.minimize
+
+    def spy(*args, **kwargs):
+        given.append(kwargs["timeout"])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(isoline.runs, "minimize", spy)
+    summary = run_one(cfg.runs()[0], str(tmp_path / "b.db"))
+    assert given == [2.5] and summary.n_evals == 6

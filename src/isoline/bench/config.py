@@ -6,6 +6,7 @@ Example (YAML)::
     budget: 30                 # evaluations per run
     seeds: 3                   # or a list, e.g. [0, 1, 2]
     batch_size: 1
+    timeout: 600               # optional: seconds per evaluation (a longer one fails)
     methods:
       - random
       - {name: gp-ei, label: GP-EI, options: {kernel: rbf}}
@@ -26,7 +27,7 @@ from typing import Any
 
 import yaml
 
-from isoline.validation import check_int
+from isoline.validation import check_int, check_positive
 
 __all__ = ["BenchConfig", "MethodSpec", "ProblemSpec", "RunSpec", "load_config"]
 
@@ -57,6 +58,8 @@ class RunSpec:
     seed: int
     budget: int
     batch_size: int
+    #: seconds an evaluation may run (``minimize(timeout=...)``), None: no limit
+    timeout: float | None = None
 
     @property
     def study(self) -> str:
@@ -72,11 +75,20 @@ class BenchConfig:
     methods: list[MethodSpec]
     problems: list[ProblemSpec]
     report: dict[str, Any] = field(default_factory=dict)
+    timeout: float | None = None
 
     def runs(self) -> list[RunSpec]:
         """Every run, problems outermost so that early results cover all methods."""
         return [
-            RunSpec(self.name, m, p, s, p.budget or self.budget, m.batch_size or self.batch_size)
+            RunSpec(
+                self.name,
+                m,
+                p,
+                s,
+                p.budget or self.budget,
+                m.batch_size or self.batch_size,
+                self.timeout,
+            )  # fmt: skip
             for p in self.problems
             for s in self.seeds
             for m in self.methods
@@ -127,7 +139,7 @@ def _problem_subset(pattern: str, problems: list[ProblemSpec]) -> list[ProblemSp
     return chosen
 
 
-_TOP = {"name", "budget", "seeds", "batch_size", "methods", "problems", "report"}
+_TOP = {"name", "budget", "seeds", "batch_size", "methods", "problems", "report", "timeout"}
 
 
 def load_config(path: str | Path) -> BenchConfig:
@@ -186,6 +198,7 @@ def parse_config(raw: Any, default_name: str = "bench") -> BenchConfig:
         methods=methods,
         problems=problems,
         report=dict(raw.get("report") or {}),
+        timeout=None if raw.get("timeout") is None else check_positive(raw["timeout"], "timeout"),
     )
 
 

@@ -121,6 +121,7 @@ def run_one(spec: RunSpec, storage: str) -> RunSummary:
         batch_size=spec.batch_size,
         storage=storage,
         study=spec.study,
+        timeout=spec.timeout,
         **options,
     )
     return RunSummary(spec.study, res.n_evals, res.fun, time.time() - t0, False)
