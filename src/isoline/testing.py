@@ -23,7 +23,8 @@ it first::
             return "my-method"
 
 The checks: points of the right shape inside the bounds; the same seed gives the same
-points and another seed other points; batches of distinct points (batch methods) or a
+points and another seed other points, also with the method's default options unless it
+declares itself ``deterministic``; batches of distinct points (batch methods) or a
 clear refusal; failed evaluations (an exception, NaN, inf) recorded while the run goes on;
 an interrupted run resumed from its store continues the uninterrupted trajectory, and
 :func:`isoline.load` reads the stored study back as the run returned it (the same
@@ -185,6 +186,17 @@ class MethodConformance:
         np.testing.assert_array_equal(runs[0].x_iters, runs[1].x_iters)
         other = iso.minimize(bowl, _box(3), method, budget=9, seed=12, n_init=4)
         assert not np.array_equal(runs[0].x_iters, other.x_iters)
+
+    def test_seed_changes_the_run_with_defaults(self, method: str) -> None:
+        runs = [iso.minimize(bowl, _box(3), method, budget=6, seed=s) for s in (11, 12)]
+        same = np.array_equal(runs[0].x_iters, runs[1].x_iters)
+        if get_method(method).deterministic:
+            assert same, f"{method} declares itself deterministic, but seeds 11 and 12 differ"
+        else:
+            assert not same, (
+                f"{method}: seeds 11 and 12 gave the same run with the default options; a "
+                "method that draws nothing from its seed declares deterministic = True"
+            )
 
     def test_batches(self, method: str) -> None:
         if not get_method(method).supports_batch:

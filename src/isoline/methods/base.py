@@ -96,6 +96,9 @@ class Method:
     needs_data: ClassVar[bool] = True
     #: whether the method adapts to observed values (pure designs such as Sobol do not)
     adaptive: ClassVar[bool] = True
+    #: whether the method's defaults draw nothing from ``seed`` (every seed the same run);
+    #: the conformance suite checks both ways that two seeds give other runs or the same
+    deterministic: ClassVar[bool] = False
     default_init: ClassVar[str] = "sobol"
     #: named option sets (``preset=name``): each maps the dimension to options, which
     #: options given explicitly override (see :func:`isoline.methods.registry.make_method`)

@@ -114,7 +114,8 @@ class COBYQA(ReplayPickled):
         x0: ``(d,)`` start in the unit cube.
         start_spread: half-width, in unit-cube coordinates, of the box around the centre
             the first start is drawn from when neither ``x0`` nor a told point gives it
-            (default 0; 0.5 draws it from the whole cube).
+            (default 0.05, so that the seed matters from the first run; 0 starts at the
+            centre, 0.5 anywhere in the cube).
 
     References:
         T. M. Ragonneau and Z. Zhang. COBYQA: Constrained Optimization BY Quadratic
@@ -136,7 +137,7 @@ class COBYQA(ReplayPickled):
         radius: float = 0.2,
         final_radius: float = 1e-6,
         x0: list[float] | None = None,
-        start_spread: float = 0.0,
+        start_spread: float = 0.05,
         **common: Any,
     ) -> None:
         self._record_args({"dim": dim, "radius": radius, "final_radius": final_radius,
