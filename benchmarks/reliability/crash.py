@@ -6,9 +6,10 @@ worker processes (``executor="process"``), a driver (``driver.py``) runs a study
 evaluations (24 in batches; d = 3, 4 initial points). The harness kills it ``--kills``
 times (fewer if the run ends first; ``--repeats`` runs per method and mode), each time at a
 random moment. The first ``--creation`` kills of a run, while its store has no trial yet,
-land in the creation of the store and the study: half of them within 10 ms of the store
-file appearing, half a random time within the reference run's set-up (from the driver's
-start to its first evaluation: optimizer, store, study, lease, initial design). Of the
+land in the creation of the store and the study: a third within 10 ms of the store file
+appearing, a third within 10 ms of the study's row appearing (while its lease is taken
+and its initial design asked), a third a random time within the reference run's set-up
+(from the driver's start to its first evaluation: optimizer, store, study, lease). Of the
 others a quarter land in the set-up of a resume (store, lease, replay of the history),
 the rest a random time after the driver has started a new evaluation (during
 evaluations, proposals and store writes). After each kill the harness reads from the
@@ -156,6 +157,20 @@ def phase(db: Path, study: str) -> str:
         return "unreadable"
 
 
+def has_study(db: Path, study: str) -> bool:
+    """Whether the store at ``db`` has a row for ``study`` (False if it cannot be read)."""
+    if not db.exists():
+        return False
+    try:
+        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=0.1)
+        try:
+            return bool(conn.execute("SELECT 1 FROM studies WHERE name = ?", (study,)).fetchone())
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return False
+
+
 class Zygote:
     """A ``driver.py --zygote`` process with its own ``PYTHONHASHSEED``, forking drivers."""
 
@@ -274,8 +289,12 @@ def run_row(method: str, mode: str, q: int, executor: str, kills: int, creation:
         if done_kills < kills:
             wait_for(lambda log=log: any(e == "ready" for e, *_ in events(log)), pid)
             if done_kills < creation and starts_before == 0:
-                if rng.random() < 0.5:  # just after the store file appears
+                target = rng.random()
+                if target < 1 / 3:  # just after the store file appears
                     wait_for(db.exists, pid, 0.0005)
+                    deadline = time.time() + rng.uniform(0.0, 0.01)
+                elif target < 2 / 3:  # just after the study's row appears
+                    wait_for(lambda: has_study(db, study), pid, 0.001)
                     deadline = time.time() + rng.uniform(0.0, 0.01)
                 else:
                     deadline = time.time() + rng.uniform(0.0, 1.2 * setup)
