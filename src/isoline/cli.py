@@ -118,12 +118,16 @@ def cmd_run(args: argparse.Namespace) -> int:
         storage=args.storage,
         study=study,
         progress=not args.quiet,
+        timeout=args.timeout,
+        max_time=args.max_time,
         **options,
     )
     if res.choice is not None:
         print(f"method 'auto' chose {res.method!r} (rule {res.choice['rule']!r}: "
               f"{res.choice['when']})")  # fmt: skip
     print(f"study {res.study!r} in {res.storage}: {res.n_evals} evaluations, {res.n_failed} failed")
+    if res.stop_reason.startswith("max_time"):
+        print(f"stopped: {res.stop_reason}")
     if isinstance(res.x, np.ndarray):
         print(f"best value {res.fun:.6g} at x = {np.array2string(res.x, precision=5)}")
     else:
@@ -319,6 +323,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     s.add_argument("--option", "-o", action="append", default=[], metavar="KEY=VALUE",
                    help="method option, value parsed as JSON (repeatable), e.g. -o beta=2")  # fmt: skip
+    s.add_argument("--timeout", type=float, metavar="SECONDS",
+                   help="an evaluation running longer fails (it runs in a worker process)")  # fmt: skip
+    s.add_argument("--max-time", type=float, metavar="SECONDS",
+                   help="stop the run cleanly after this time (run again to resume)")  # fmt: skip
     s.add_argument("--plot", help="write a convergence plot PNG here")
     s.add_argument("--quiet", action="store_true", help="no progress bar")
     s.set_defaults(func=cmd_run)
