@@ -116,3 +116,39 @@ def test_run_defaults_to_auto_and_says_what_it_chose(tmp_path, capsys) -> None:
              "0.1", "--storage", db, "--study", "n", "--quiet"]  # fmt: skip
     assert main(noisy) == 0
     assert "chose 'turbo' (rule 'low-dim'" in capsys.readouterr().out
+
+
+def test_bench_refuses_a_file_as_report_folder_before_running(tmp_path, capsys) -> None:
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("budget: 2\nmethods: [random]\nproblems: [{name: ackley, dim: 2}]\n")
+    out = tmp_path / "report.md"
+    out.write_text("an existing file")
+    db = tmp_path / "b.db"
+    assert _bench(cfg, str(db), out) == 2
+    assert "isoline bench: error: --out" in capsys.readouterr().err
+    assert not db.exists()  # nothing ran
+
+
+def test_a_bad_config_lists_every_error_after_the_prefix(tmp_path, capsys) -> None:
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("budget: 0\nmethods: [nope]\nproblems: [{name: ackley, dim: 2}]\n")
+    assert _bench(cfg, str(tmp_path / "b.db"), tmp_path / "rep") == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == f"isoline bench: error: {cfg} has 2 errors:"
+    assert err[1].startswith("  budget: ") and err[2].startswith("  methods[0] 'nope': ")
+
+
+def test_every_error_exits_2_with_the_command_prefix(tmp_path, capsys) -> None:
+    args = ["run", "--problem", "ackley", "-o", "beta", "--storage", str(tmp_path / "r.db")]
+    assert main(args) == 2
+    assert "isoline run: error: an option must be KEY=VALUE, got 'beta'" in capsys.readouterr().err
+    assert main(["lattice", "--n", "8", "--d", "2", "--out", str(tmp_path / "p.txt")]) == 2
+    assert "isoline lattice: error: --out must end in .csv or .npy" in capsys.readouterr().err
+
+
+def test_version(capsys) -> None:
+    import isoline
+
+    with pytest.raises(SystemExit) as e:
+        main(["--version"])
+    assert e.value.code == 0 and capsys.readouterr().out.strip() == f"isoline {isoline.__version__}"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import signal
 import sys
 import threading
@@ -44,7 +45,7 @@ def _options(pairs: Sequence[str]) -> dict[str, Any]:
     out = {}
     for p in pairs:
         if "=" not in p:
-            raise SystemExit(f"--option expects KEY=VALUE, got {p!r}")
+            raise ValueError(f"an option must be KEY=VALUE, got {p!r}")
         k, v = p.split("=", 1)
         out[k.strip()] = _parse_value(v)
     return out
@@ -150,6 +151,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from isoline.bench.report import write_report
     from isoline.bench.runner import report_crashes, run_bench
 
+    _check_out_dir(args.out)
     cfg = load_config(args.config)
     runs = cfg.runs()
     print(f"{cfg.name}: {len(cfg.methods)} methods x {len(cfg.problems)} problems x "
@@ -158,13 +160,28 @@ def cmd_bench(args: argparse.Namespace) -> int:
                     progress=not args.quiet)  # fmt: skip
     path = write_report(cfg, args.storage, args.out, command=" ".join(["isoline", *sys.argv[1:]]))
     print(f"report written to {path} (plots beside it)")
-    return report_crashes(out)
+    return report_crashes(out, prefix="isoline bench: error: ")
+
+
+def _check_out_dir(out: str) -> None:
+    """Refuse a report folder that cannot be made, before anything runs."""
+    path = Path(out)
+    if path.exists() and not path.is_dir():
+        raise ValueError(f"--out {out} is a file; the report is a folder (report.md and plots)")
+    parent = path.absolute()
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir():
+        raise ValueError(f"--out {out}: {parent} is a file, so the folder cannot be made")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise ValueError(f"--out {out}: no permission to write in {parent}")
 
 
 def cmd_report(args: argparse.Namespace) -> int:
     from isoline.bench.config import load_config
     from isoline.bench.report import write_report
 
+    _check_out_dir(args.out)
     if args.study is not None or _is_sqlite(args.target):
         return _study_report(args)
     cfg = load_config(args.target).subset(seeds=args.seeds, problems=args.problems)
@@ -270,6 +287,8 @@ def cmd_unlock(args: argparse.Namespace) -> int:
 def cmd_lattice(args: argparse.Namespace) -> int:
     from isoline.designs.lattice import rank1_lattice
 
+    if args.out and Path(args.out).suffix not in (".csv", ".npy"):  # before the search
+        raise ValueError(f"--out must end in .csv or .npy, got {Path(args.out).name}")
     lat = rank1_lattice(args.n, args.d, method=args.method, seed=args.seed)
     print(f"generator: {' '.join(str(int(g)) for g in lat.generator)}")
     print(f"min distance (toroidal): {lat.min_distance:.6f}")
@@ -280,9 +299,20 @@ def cmd_lattice(args: argparse.Namespace) -> int:
         elif out.suffix == ".csv":
             np.savetxt(out, lat.points, delimiter=",", fmt="%.17g")
         else:
-            raise SystemExit(f"--out must end in .csv or .npy, got {out.name}")
+            raise ValueError(f"--out must end in .csv or .npy, got {out.name}")
         print(f"{lat.points.shape[0]} points written to {out}")
     return 0
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("isoline")
+    except PackageNotFoundError:  # a source tree on sys.path, not installed
+        from isoline import __version__
+
+        return __version__
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -293,6 +323,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    p.add_argument("--version", action="version", version=f"isoline {_version()}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     s = sub.add_parser("methods", help="list optimization methods and their options")
@@ -411,8 +442,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         return int(args.func(args))
-    except (ValueError, TypeError, FileNotFoundError, ConnectionError, StoreError,
-            ObjectiveError) as e:  # fmt: skip
+    except (ValueError, TypeError, OSError, ImportError, StoreError, ObjectiveError) as e:
         print(f"isoline {args.command}: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

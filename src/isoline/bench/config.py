@@ -29,7 +29,10 @@ import yaml
 
 from isoline.validation import check_int, check_positive
 
-__all__ = ["BenchConfig", "MethodSpec", "ProblemSpec", "RunSpec", "load_config"]
+__all__ = [
+    "BenchConfig", "ConfigError", "MethodSpec", "ProblemSpec", "RunSpec", "load_config",
+    "parse_config",
+]  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -142,8 +145,25 @@ def _problem_subset(pattern: str, problems: list[ProblemSpec]) -> list[ProblemSp
 _TOP = {"name", "budget", "seeds", "batch_size", "methods", "problems", "report", "timeout"}
 
 
+class ConfigError(ValueError):
+    """Everything wrong with a benchmark config at once: ``errors`` holds one line per
+    error, each naming the key or entry it is about."""
+
+    def __init__(self, errors: list[str], source: str = "config") -> None:
+        self.errors = list(errors)
+        n = len(self.errors)
+        lines = "".join(f"\n  {e}" for e in self.errors)
+        super().__init__(f"{source} has {n} error{'' if n == 1 else 's'}:{lines}")
+
+
 def load_config(path: str | Path) -> BenchConfig:
-    """Read and validate a YAML (``.yaml``/``.yml``) or TOML (``.toml``) config file."""
+    """Read and validate a YAML (``.yaml``/``.yml``) or TOML (``.toml``) config file.
+
+    Raises:
+        FileNotFoundError: no such file.
+        ConfigError: the file is not valid YAML/TOML (line, column and the offending
+            text), or its content is not a valid config (every error at once).
+    """
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"config file {path} does not exist")
@@ -152,54 +172,134 @@ def load_config(path: str | Path) -> BenchConfig:
         try:
             raw = tomllib.loads(text)
         except tomllib.TOMLDecodeError as e:
-            raise ValueError(f"{path} is not valid TOML: {e}") from None
+            raise ConfigError([f"not valid TOML: {e}"], str(path)) from None
     elif path.suffix in (".yaml", ".yml"):
         try:
             raw = yaml.safe_load(text)
         except yaml.YAMLError as e:
-            raise ValueError(f"{path} is not valid YAML: {e}") from None
+            raise ConfigError([f"not valid YAML: {_yaml_error(e, text)}"], str(path)) from None
     else:
         raise ValueError(f"config must be .yaml, .yml or .toml, got {path.name}")
-    return parse_config(raw, default_name=path.stem)
+    return parse_config(raw, default_name=path.stem, source=str(path))
 
 
-def parse_config(raw: Any, default_name: str = "bench") -> BenchConfig:
-    """Validate a config mapping; errors name the offending key."""
+def _yaml_error(e: yaml.YAMLError, text: str) -> str:
+    """One line: what the YAML parser says, where (line and column, 1-based), and the
+    text of that line (PyYAML's own message ends in a caret drawing)."""
+    mark = getattr(e, "problem_mark", None) or getattr(e, "context_mark", None)
+    what = ": ".join(
+        str(part) for part in (getattr(e, "context", None), getattr(e, "problem", None)) if part
+    )
+    if mark is None:
+        return what or str(e).splitlines()[0]
+    lines = text.splitlines()
+    line = lines[mark.line].strip() if mark.line < len(lines) else ""
+    return f"{what or 'syntax error'} at line {mark.line + 1}, column {mark.column + 1}: {line!r}"
+
+
+def parse_config(raw: Any, default_name: str = "bench", source: str = "config") -> BenchConfig:
+    """Validate a config mapping.
+
+    Raises:
+        ConfigError: listing every error (unknown or missing keys, bad budgets, seeds,
+            batch sizes, unknown methods or problems, dimensions a problem does not
+            allow, unique labels), each naming its key or entry. When there are any, the
+            valid entries are also built as :func:`isoline.bench.runner.run_errors` does,
+            so problem keywords and method options are listed in the same message.
+    """
     if not isinstance(raw, dict):
-        raise ValueError("config must be a mapping with keys " + ", ".join(sorted(_TOP)))
+        raise ConfigError(["must be a mapping with keys " + ", ".join(sorted(_TOP))], source)
+    errors: list[str] = []
+
+    def attempt(where: str, check: Any, *args: Any) -> Any:
+        try:
+            return check(*args)
+        except (ValueError, TypeError) as e:
+            errors.append(f"{where}: {e}")
+            return None
+
     unknown = set(raw) - _TOP
     if unknown:
-        raise ValueError(f"unknown config key(s) {sorted(unknown)}; allowed: {sorted(_TOP)}")
+        errors.append(f"unknown config key(s) {sorted(unknown)}; allowed: {sorted(_TOP)}")
     for key in ("methods", "problems", "budget"):
         if key not in raw:
-            raise ValueError(f"config is missing {key!r}")
-    budget = check_int(raw["budget"], "budget", 1)
-    seeds = raw.get("seeds", 1)
-    if isinstance(seeds, int) and not isinstance(seeds, bool):
-        seeds = list(range(check_int(seeds, "seeds", 1)))
-    if not isinstance(seeds, list) or not all(isinstance(s, int) and s >= 0 for s in seeds):
-        raise ValueError(f"seeds must be a count or a list of non-negative integers, got {seeds!r}")
-    methods = [_method(m) for m in _nonempty_list(raw["methods"], "methods")]
-    problems = [_problem(p) for p in _nonempty_list(raw["problems"], "problems")]
+            errors.append(f"config is missing {key!r}")
+    budget = attempt("budget", _budget, raw.get("budget", 1), "budget")
+    seeds = attempt("seeds", _seeds, raw.get("seeds", 1)) or []
+    batch_size = attempt("batch_size", check_int, raw.get("batch_size", 1), "batch_size", 1)
+    entries = {
+        key: (attempt(key, _nonempty_list, raw[key], key) or []) if key in raw else []
+        for key in ("methods", "problems")
+    }
+    methods = [
+        attempt(f"methods[{i}] {_entry_name(m)}", _method, m)
+        for i, m in enumerate(entries["methods"])
+    ]
+    problems = [
+        attempt(f"problems[{i}] {_entry_name(p)}", _problem, p)
+        for i, p in enumerate(entries["problems"])
+    ]
     for what, labels in (
-        ("method", [m.label for m in methods]),
-        ("problem", [p.label for p in problems]),
+        ("method", [m.label for m in methods if m is not None]),
+        ("problem", [p.label for p in problems if p is not None]),
     ):
         if len(set(labels)) != len(labels):
-            raise ValueError(f"{what} labels must be unique, got {labels}")
+            errors.append(f"{what} labels must be unique, got {labels}")
     name = str(raw.get("name", default_name))
     if "/" in name:
-        raise ValueError(f"name must not contain '/', got {name!r}")
-    return BenchConfig(
+        errors.append(f"name must not contain '/', got {name!r}")
+    timeout = raw.get("timeout")
+    if timeout is not None:
+        timeout = attempt("timeout", check_positive, timeout, "timeout")
+    report = raw.get("report") or {}
+    if not isinstance(report, dict):
+        errors.append(f"report must be a mapping, got {report!r}")
+    cfg = BenchConfig(
         name=name,
-        budget=budget,
-        seeds=seeds,
-        batch_size=check_int(raw.get("batch_size", 1), "batch_size", 1),
-        methods=methods,
-        problems=problems,
-        report=dict(raw.get("report") or {}),
-        timeout=None if raw.get("timeout") is None else check_positive(raw["timeout"], "timeout"),
+        budget=budget or 1,
+        seeds=seeds or [0],
+        batch_size=batch_size or 1,
+        methods=[m for m in methods if m is not None],
+        problems=[p for p in problems if p is not None],
+        report=dict(report) if isinstance(report, dict) else {},
+        timeout=timeout,
     )
+    if errors:
+        from isoline.bench.runner import run_errors
+
+        positions = (
+            [i for i, m in enumerate(methods) if m is not None],
+            [i for i, p in enumerate(problems) if p is not None],
+        )
+        raise ConfigError(errors + run_errors(cfg, positions), source)
+    return cfg
+
+
+def _entry_name(entry: Any) -> str:
+    """How an error names a methods/problems entry: its label or name if it has one."""
+    if isinstance(entry, dict):
+        entry = entry.get("label", entry.get("name"))
+    return repr(entry) if isinstance(entry, str) else "(no name)"
+
+
+def _budget(value: Any, name: str) -> int:
+    from isoline.validation import MAX_STORED_INT
+
+    return check_int(value, name, 1, MAX_STORED_INT)
+
+
+def _seeds(seeds: Any) -> list[int]:
+    from isoline.validation import MAX_STORED_INT
+
+    if isinstance(seeds, int) and not isinstance(seeds, bool):
+        return list(range(check_int(seeds, "seeds", 1, 10**6)))
+    if not isinstance(seeds, list) or not seeds:
+        raise ValueError(f"must be a count or a list of non-negative integers, got {seeds!r}")
+    for s in seeds:
+        check_int(s, "each seed", 0, MAX_STORED_INT)
+    if len(set(seeds)) != len(seeds):
+        raise ValueError(f"seeds must not repeat, got {seeds}")
+    return list(seeds)
 
 
 def _method(m: Any) -> MethodSpec:
@@ -213,8 +313,11 @@ def _method(m: Any) -> MethodSpec:
     extra = set(m) - {"name", "label", "options", "batch_size"}
     if extra:
         raise ValueError(f"unknown method key(s) {sorted(extra)} in {m!r}")
+    options = m.get("options") or {}
+    if not isinstance(options, dict):
+        raise ValueError(f"options must be a mapping, got {options!r}")
     if m["name"] == AUTO:
-        unknown = sorted(set(m.get("options") or {}) - {"noisy"})
+        unknown = sorted(set(options) - {"noisy"})
         if unknown:
             raise ValueError(
                 f"method 'auto' takes only the option 'noisy' in a config (the budget is the "
@@ -224,26 +327,29 @@ def _method(m: Any) -> MethodSpec:
         cls = get_method(m["name"])
         check = getattr(cls, "check_options", None)  # a peer (isoline.methods.peers) builds itself
         if check is not None:
-            check(dict(m.get("options") or {}))
+            check(dict(options))
     bs = m.get("batch_size")
     return MethodSpec(
-        m["name"], str(m.get("label", m["name"])), dict(m.get("options") or {}),
+        m["name"], str(m.get("label", m["name"])), dict(options),
         None if bs is None else check_int(bs, "batch_size", 1),
     )  # fmt: skip
 
 
 def _problem(p: Any) -> ProblemSpec:
+    from isoline import problems
+
     if isinstance(p, str):
         p = {"name": p}
     if not isinstance(p, dict) or "name" not in p:
         raise ValueError(f"each problem must be a name or a mapping with 'name', got {p!r}")
     kwargs = {k: v for k, v in p.items() if k not in ("name", "label", "budget")}
+    problems.check_name_and_dim(p["name"], kwargs.get("dim"))
     label = p.get("label") or "-".join(
         [p["name"]] + [f"{k}{v}" if k == "dim" else f"{k}={v}" for k, v in kwargs.items()]
     ).replace("dim", "d")
     budget = p.get("budget")
     return ProblemSpec(
-        p["name"], str(label), kwargs, None if budget is None else check_int(budget, "budget", 1)
+        p["name"], str(label), kwargs, None if budget is None else _budget(budget, "budget")
     )
 
 

@@ -16,13 +16,14 @@ from typing import Any
 
 import numpy as np
 
-from isoline.bench.config import BenchConfig, RunSpec
+from isoline.bench.config import BenchConfig, ConfigError, RunSpec
 from isoline.parallel import ProcessPool, shutdown_executor
 from isoline.store import Store
 from isoline.threads import limit_threads
 
 __all__ = [
-    "RunSummary", "ProblemObjective", "resolve_options", "run_one", "run_bench", "report_crashes",
+    "RunSummary", "ProblemObjective", "resolve_options", "run_errors", "run_one", "run_bench",
+    "report_crashes",
 ]  # fmt: skip
 
 
@@ -92,6 +93,49 @@ def resolve_options(options: dict[str, Any], problem: Any) -> dict[str, Any]:
     return out
 
 
+def run_errors(cfg: BenchConfig, positions: tuple[list[int], list[int]] | None = None) -> list[str]:
+    """What would stop runs of ``cfg`` at their start, found before any starts: each
+    problem is built once (with the first seed: its keywords and dimension) and each
+    method's optimizer on each problem (its options, ``from-problem`` hints and batch
+    size). One line per error, naming the entry; an error every problem gives a method
+    is listed once. Peers are left out (the config checked their options already).
+    ``positions``: the entries' indices in the config file's ``methods`` and
+    ``problems`` lists, when ``cfg`` holds only some of them."""
+    from isoline import problems
+    from isoline.auto import AUTO
+    from isoline.methods.registry import get_method
+    from isoline.optimizer import Optimizer
+
+    errors: list[str] = []
+    where_m, where_p = positions or (list(range(len(cfg.methods))), list(range(len(cfg.problems))))
+    seed = cfg.seeds[0]
+    built = []
+    for i, p in enumerate(cfg.problems):
+        try:
+            built.append((p, problems.get(p.name, seed=seed, **p.kwargs)))
+        except (ValueError, TypeError, ImportError) as e:
+            errors.append(f"problems[{where_p[i]}] {p.label!r}: {e}")
+    for j, m in enumerate(cfg.methods):
+        if m.name != AUTO and getattr(get_method(m.name), "family", "") == "peer":
+            continue
+        found: dict[str, list[str]] = {}
+        for p, problem in built:
+            try:
+                options = resolve_options(m.options, problem)
+                if m.name == AUTO:
+                    options.setdefault("noisy", bool(problem.noise_std))
+                if m.name == AUTO or getattr(get_method(m.name), "takes_budget", False):
+                    options.setdefault("budget", p.budget or cfg.budget)
+                Optimizer(problem.space, m.name, seed=seed,
+                          batch_size=m.batch_size or cfg.batch_size, **options)  # fmt: skip
+            except (ValueError, TypeError) as e:
+                found.setdefault(str(e), []).append(p.label)
+        for message, labels in found.items():
+            where = "" if len(labels) == len(built) > 1 else f" on {', '.join(labels)}"
+            errors.append(f"methods[{where_m[j]}] {m.label!r}{where}: {message}")
+    return errors
+
+
 def run_one(spec: RunSpec, storage: str) -> RunSummary:
     """Run (or resume, or skip if finished) one study of a benchmark."""
     from isoline.auto import AUTO
@@ -142,6 +186,10 @@ def run_bench(
 ) -> list[RunSummary]:
     """Run every run of ``cfg`` into ``storage`` and return their summaries.
 
+    Before any run starts, :func:`run_errors` builds every problem and method once: a
+    config any run of which would fail at its start raises :class:`ConfigError` listing
+    every such error, and nothing runs.
+
     A run that raises (a method's or a peer's crash, a study stored with other settings)
     does not stop the others: its summary carries the error, the evaluations it stored
     stay in the store, and the report lists it as unfinished. Ctrl-C and SIGTERM stop
@@ -154,6 +202,9 @@ def run_bench(
     """
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ValueError(f"workers must be an integer >= 1, got {workers!r}")
+    errors = run_errors(cfg)
+    if errors:
+        raise ConfigError(errors, f"config {cfg.name!r}")
     Store(storage).close()  # validate / create the file before any worker touches it
     runs = cfg.runs()
     out: list[RunSummary] = []
@@ -206,14 +257,15 @@ def run_bench(
     return sorted(out, key=lambda s: s.study)
 
 
-def report_crashes(out: list[RunSummary]) -> int:
-    """Print the runs that raised to stderr; 1 if any did (the command failed), else 0."""
+def report_crashes(out: list[RunSummary], prefix: str = "") -> int:
+    """Print the runs that raised to stderr (the summary line after ``prefix``, e.g. the
+    command's ``"isoline bench: error: "``); 1 if any did (the command failed), else 0."""
     crashed = [s for s in out if s.error is not None]
     for s in crashed:
         print(f"crashed: {s.study}: {s.error}", file=sys.stderr)
     if crashed:
-        print(f"{len(crashed)} of {len(out)} runs crashed (their stored evaluations are kept; "
-              "run the command again to resume them)", file=sys.stderr)  # fmt: skip
+        print(f"{prefix}{len(crashed)} of {len(out)} runs crashed (their stored evaluations "
+              "are kept; run the command again to resume them)", file=sys.stderr)  # fmt: skip
     return 1 if crashed else 0
 
 

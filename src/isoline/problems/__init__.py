@@ -19,7 +19,9 @@ from typing import Any, NamedTuple
 
 from isoline.problems.base import Info, Problem
 
-__all__ = ["Info", "Problem", "ProblemInfo", "available", "get", "register"]
+__all__ = [
+    "Info", "Problem", "ProblemInfo", "available", "check_name_and_dim", "get", "register",
+]  # fmt: skip
 
 
 class ProblemInfo(NamedTuple):
@@ -82,6 +84,26 @@ def available() -> list[ProblemInfo]:
     return [ProblemInfo(n, e.description, e.dims_text()) for n, e in sorted(_REGISTRY.items())]
 
 
+def check_name_and_dim(name: object, dim: object = None) -> int:
+    """The dimension :func:`get` would build problem ``name`` with (``dim``, or the
+    problem's default for ``None``), without importing or building the problem.
+
+    Raises:
+        ValueError: unknown name or dimension not allowed (the message lists the choices).
+        TypeError: ``dim`` is not an integer.
+    """
+    if not isinstance(name, str) or name not in _REGISTRY:
+        raise ValueError(f"unknown problem {name!r}; choose one of {sorted(_REGISTRY)}")
+    entry = _REGISTRY[name]
+    if dim is None:
+        dim = entry.default_dim
+    if isinstance(dim, bool) or not isinstance(dim, int):
+        raise TypeError(f"dim must be an integer ({entry.dims_text()}) for {name!r}, got {dim!r}")
+    if not entry.allows(dim):
+        raise ValueError(f"dim={dim} is not allowed for {name!r}; allowed: {entry.dims_text()}")
+    return dim
+
+
 def get(
     name: str,
     dim: int | None = None,
@@ -104,16 +126,8 @@ def get(
         ValueError: unknown name or dimension not allowed (the message lists the choices).
         TypeError: unknown option for this problem.
     """
-    if not isinstance(name, str) or name not in _REGISTRY:
-        raise ValueError(f"unknown problem {name!r}; choose one of {sorted(_REGISTRY)}")
-    entry = _REGISTRY[name]
-    if dim is None:
-        dim = entry.default_dim
-    if isinstance(dim, bool) or not isinstance(dim, int):
-        raise TypeError(f"dim must be an integer ({entry.dims_text()}) for {name!r}, got {dim!r}")
-    if not entry.allows(dim):
-        raise ValueError(f"dim={dim} is not allowed for {name!r}; allowed: {entry.dims_text()}")
-    module, _, cls_name = entry.target.partition(":")
+    dim = check_name_and_dim(name, dim)
+    module, _, cls_name = _REGISTRY[name].target.partition(":")
     cls = getattr(importlib.import_module(module), cls_name)
     options = _options(cls)
     unknown = sorted(set(kw) - set(options))
