@@ -137,7 +137,7 @@ def test_suggestion_time_leaves_out_an_interruption(tmp_path) -> None:
     assert paused.suggest_time == pytest.approx(run.suggest_time, abs=1e-6)
 
 
-def test_bad_workers(tmp_path) -> None:
+def test_bad_workers(tmp_path, rosen_problem) -> None:
     cfg = parse_config(CFG)
     with pytest.raises(ValueError, match="workers"):
         run_bench(cfg, str(tmp_path / "b.db"), workers=0)
@@ -153,7 +153,7 @@ def test_bench_on_a_dask_cluster(tmp_path) -> None:
     assert len(out) == 2 and all(s.n_evals == 6 for s in out)
 
 
-def test_unreachable_dask_address_is_a_clear_error(tmp_path, monkeypatch) -> None:
+def test_unreachable_dask_address_is_a_clear_error(tmp_path, monkeypatch, rosen_problem) -> None:
     pytest.importorskip("dask.distributed")
     from isoline import parallel
 
