@@ -185,7 +185,8 @@ RULES: tuple[Rule, ...] = (
         "d = 50 cells (seeds 0-4, field/seed_problems/) lower in 5 of 5. At 8 d (d = 25, "
         "200 evaluations) TuRBO was lower in 4 of 5: it halves its trust region only after "
         "d failures in a row, which a budget of a few d barely allows. Budgets between 5 d "
-        "and 8 d and below 4 d not measured",
+        "and 8 d and below 4 d not measured; measured with COBYQA started at the centre, "
+        "its seeded start (within 0.05 of it, field/bbob_seed/) not re-measured at d >= 20",
     ),
     Rule(
         "high-dim",
