@@ -22,24 +22,36 @@ def sphere(x: np.ndarray) -> float:
     return float(np.sum(np.asarray(x) ** 2))
 
 
-class Sleepy:
-    """``sphere`` after ``seconds`` of sleep (picklable, for worker processes)."""
+class Pairs:
+    """``sphere`` once the other evaluation of its pair has started too (picklable, for
+    worker processes): each call leaves a file in ``folder`` and waits until the files
+    number a multiple of two, so the two evaluations of a batch of two overlap in time
+    on any machine, and evaluated one after the other they could never finish."""
 
-    def __init__(self, seconds: float) -> None:
-        self.seconds = seconds
+    def __init__(self, folder: Path) -> None:
+        self.folder = str(folder)
 
     def __call__(self, x: np.ndarray) -> float:
-        time.sleep(self.seconds)
+        import uuid
+
+        Path(self.folder, uuid.uuid4().hex).touch()
+        mine = len(os.listdir(self.folder))
+        for _ in range(6000):  # a guard against a hang, not a time bound: 5 min at most
+            if len(os.listdir(self.folder)) >= mine + mine % 2:
+                break
+            time.sleep(0.05)
         return sphere(x)
 
 
 class KillOnce:
-    """Kills the process running it, once: the first call to create ``marker`` sleeps
-    ``delay`` seconds, writes the kill time into the marker and dies with SIGKILL.
-    Every other call returns ``sphere(x)`` after ``seconds``."""
+    """Kills the process running it, once: the first call to create ``marker`` waits until
+    the study in ``store`` has an evaluation stored as ok (another worker's), writes the
+    kill time into the marker and dies with SIGKILL. Every other call returns
+    ``sphere(x)`` after ``seconds``. Waiting on the store, not on a clock, keeps the order
+    of events the same on a loaded machine."""
 
-    def __init__(self, marker: Path, delay: float, seconds: float = 0.0) -> None:
-        self.marker, self.delay, self.seconds = str(marker), delay, seconds
+    def __init__(self, marker: Path, store: Path | str, seconds: float = 0.0) -> None:
+        self.marker, self.store, self.seconds = str(marker), str(store), seconds
 
     def __call__(self, x: np.ndarray) -> float:
         try:
@@ -47,11 +59,25 @@ class KillOnce:
         except FileExistsError:
             time.sleep(self.seconds)
             return sphere(x)
-        time.sleep(self.delay)
+        for _ in range(6000):  # a guard against a hang, not a time bound: 5 min at most
+            if self._one_stored():
+                break
+            time.sleep(0.05)
         os.write(fd, repr(time.time()).encode())
         os.close(fd)
         os.kill(os.getpid(), signal.SIGKILL)
         return 0.0  # never reached
+
+    def _one_stored(self) -> bool:
+        import sqlite3
+
+        try:
+            with sqlite3.connect(f"file:{self.store}?mode=ro", uri=True) as conn:
+                return (
+                    conn.execute("SELECT 1 FROM trials WHERE status = 'ok'").fetchone() is not None
+                )
+        except sqlite3.Error:  # not created yet
+            return False
 
 
 def _kill_time(marker: Path) -> float:
@@ -95,7 +121,8 @@ def test_unpicklable_objective_with_processes_is_a_clear_error() -> None:
 # -- process pool ------------------------------------------------------------------------
 def test_process_pool_runs_a_batch_concurrently_and_matches_serial(tmp_path: Path) -> None:
     db = str(tmp_path / "runs.db")
-    res = iso.minimize(Sleepy(0.3), BOX, "random", budget=4, batch_size=2, executor="process",
+    (tmp_path / "calls").mkdir()
+    res = iso.minimize(Pairs(tmp_path / "calls"), BOX, "random", budget=4, batch_size=2, executor="process",
                        seed=4, storage=db, study="s")  # fmt: skip
     serial = iso.minimize(sphere, BOX, "random", budget=4, batch_size=2, seed=4)
     np.testing.assert_array_equal(res.x_iters, serial.x_iters)
@@ -110,8 +137,8 @@ def test_process_pool_runs_a_batch_concurrently_and_matches_serial(tmp_path: Pat
 
 def test_process_worker_death_is_recorded_and_the_pool_recovers(tmp_path: Path) -> None:
     marker = tmp_path / "killed"
-    f = KillOnce(marker, delay=1.0)
     db = tmp_path / "runs.db"
+    f = KillOnce(marker, db)
     res = iso.minimize(f, BOX, "random", budget=4, batch_size=2, executor="process",
                        storage=str(db), study="s", seed=1)  # fmt: skip
     assert marker.exists()
@@ -161,8 +188,8 @@ def test_dask_worker_killed_mid_batch_keeps_finished_results_and_resumes(
 
     cluster.scheduler.allowed_failures = 0  # report a death at once instead of retrying
     marker = tmp_path / "killed"
-    f = KillOnce(marker, delay=1.0, seconds=0.2)
     db = str(tmp_path / "runs.db")
+    f = KillOnce(marker, db, seconds=0.2)
     kw = dict(method="random", batch_size=4, seed=7, storage=db, study="s")
     with Client(cluster) as client:
         res = iso.minimize(f, BOX, budget=8, executor=client.get_executor(), **kw)
