@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import sqlite3
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -100,19 +101,23 @@ def test_typed_spaces_get_gp_ei_with_optunas_gp_priors():
     assert m.priors == "optuna" and m.kernel == "matern52"  # gp-ei's defaults
 
 
-def test_rules_are_registered_methods_with_evidence_and_the_last_always_applies():
+def test_rules_are_registered_methods_with_a_reason_and_the_last_always_applies():
     names = [r.name for r in auto.RULES]
     assert len(names) == len(set(names))
+    root = Path(__file__).resolve().parents[1]
     for r in auto.RULES:
         get_method(r.method)  # raises for an unknown name
-        assert r.when and r.evidence
+        assert r.when
+        # one short sentence of reason; the numbers live in the report it links
+        assert r.reason.endswith(".") and len(r.reason) <= 160 and r.reason.count(". ") == 0
+        assert r.report.startswith("benchmarks/results/") and (root / r.report).exists()
     last = auto.RULES[-1]
     assert last.applies(auto.Situation(3, None, 1, False, False))
     assert [row[0] for row in auto.explain()] == names
 
 
 def test_first_applicable_rule_wins(monkeypatch):
-    always = auto.Rule("first", "always", lambda s: True, "random", "a test")
+    always = auto.Rule("first", "always", lambda s: True, "random", "A test.", "")
     monkeypatch.setattr(auto, "RULES", (always, *auto.RULES))
     assert auto.choose(box(5), budget=100).method == "random"
 
@@ -217,7 +222,7 @@ def test_bench_config_accepts_auto_with_noisy_only():
 def test_cli_methods_lists_the_rules(capsys):
     from isoline.cli import main
 
-    assert main(["methods"]) == 0
+    assert main(["methods", "auto"]) == 0
     out = capsys.readouterr().out
     for r in auto.RULES:
-        assert r.name in out
+        assert f"{r.name} -> {r.method}" in out and r.report in out

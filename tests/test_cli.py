@@ -15,10 +15,27 @@ def _bench(cfg: Path, db: str, out: Path) -> int:
 
 def test_methods_and_problems_listings(capsys) -> None:
     assert main(["methods"]) == 0
-    out = capsys.readouterr().out
-    assert "cma-es" in out and "random" in out
+    lines = capsys.readouterr().out.splitlines()
+    rows = [line.split()[0] for line in lines[1:] if line and line.split()[0] in _names()]
+    assert rows == _names()  # one line per method, in order
+    assert max(len(line) for line in lines) <= 80
     assert main(["problems"]) == 0
     assert "ackley" in capsys.readouterr().out
+
+
+def _names() -> list[str]:
+    import isoline as iso
+
+    return [m.name for m in iso.methods()]
+
+
+def test_methods_name_shows_options_with_defaults(capsys) -> None:
+    assert main(["methods", "CMA-ES"]) == 0
+    out = capsys.readouterr().out
+    assert "sigma0 = 0.16666" in out and "initial step size" in out
+    assert max(len(line) for line in out.splitlines()) <= 80
+    assert main(["methods", "cmaes"]) == 2
+    assert "did you mean 'cma-es'" in capsys.readouterr().err
 
 
 def test_run_stores_and_resumes(tmp_path, capsys) -> None:

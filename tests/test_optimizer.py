@@ -44,7 +44,7 @@ def test_ask_tell_round_trip_and_foreign_points() -> None:
 @pytest.mark.parametrize(
     "kwargs,exc,match",
     [
-        ({"method": "no-such"}, ValueError, "unknown method 'no-such'.*choose one of"),
+        ({"method": "no-such"}, ValueError, "unknown method 'no-such'"),
         ({"budget": 0}, ValueError, "budget"),
         ({"budget": 2.5}, TypeError, "budget"),
         (

@@ -3,16 +3,46 @@
 >>> import isoline as iso
 >>> res = iso.minimize(lambda x: float((x ** 2).sum()), iso.Box([-1, -1], [1, 1]),
 ...                    method="gp-ei", budget=20, seed=0)
+
+``import isoline`` is fast: each public name is imported from its module on first use
+(PEP 562), and a method's module (with torch, BoTorch or scikit-learn behind it) only when
+that method is asked for.
 """
 
-from isoline import designs, problems
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+# This imports the package isoline.methods first (binding it here as ``methods``), then
+# rebinds ``methods`` to the function: a package binds on its parent once, when first loaded.
 from isoline.methods.registry import MethodInfo, methods
-from isoline.optimizer import Optimizer, Result
-from isoline.params import Categorical, Integer, Real, Space
-from isoline.results import load
-from isoline.runs import ObjectiveError, minimize
-from isoline.space import Box
-from isoline.store import Store, StoreError
+
+if TYPE_CHECKING:
+    from isoline import designs, problems
+    from isoline.optimizer import Optimizer, Result
+    from isoline.params import Categorical, Integer, Real, Space
+    from isoline.results import load
+    from isoline.runs import ObjectiveError, minimize
+    from isoline.space import Box
+    from isoline.store import Store, StoreError
+
+#: public name -> the module it is imported from on first use
+_LAZY = {
+    "Box": "isoline.space",
+    "Categorical": "isoline.params",
+    "Integer": "isoline.params",
+    "ObjectiveError": "isoline.runs",
+    "Optimizer": "isoline.optimizer",
+    "Real": "isoline.params",
+    "Result": "isoline.optimizer",
+    "Space": "isoline.params",
+    "Store": "isoline.store",
+    "StoreError": "isoline.store",
+    "load": "isoline.results",
+    "minimize": "isoline.runs",
+}
+_SUBMODULES = ("designs", "problems")
 
 __all__ = [
     "Box",
@@ -33,3 +63,18 @@ __all__ = [
     "problems",
 ]
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> object:
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+    elif name in _SUBMODULES:
+        value = importlib.import_module(f"{__name__}.{name}")
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -3,9 +3,10 @@
 The chooser looks at what is known before the first evaluation (the space's parameter
 types and dimension, the budget, the batch size and whether the objective is noisy) and
 takes the first rule of :data:`RULES` that applies, as Nevergrad's ``NGOpt`` and Ax's
-generation strategy do. Each rule names the committed benchmark report it rests on
-(under ``benchmarks/results/``), so a choice can be checked against its evidence and a
-rule replaced when a benchmark overturns it. ``isoline methods`` prints the rules.
+generation strategy do. Each rule gives its reason in one sentence and names the committed
+benchmark report it rests on (:attr:`Rule.report`), so a choice can be checked against its
+evidence and a rule replaced when a benchmark overturns it. ``isoline methods auto``
+prints the rules.
 
 The choice is fixed when a run starts: :func:`isoline.minimize` stores the chosen method
 and options as the study's method, with the rule in the study's attributes, and
@@ -18,6 +19,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from isoline.methods.registry import resolve_name
 from isoline.params import Categorical, Integer, Real, Space
 from isoline.space import Box
 from isoline.validation import check_bool, check_int
@@ -63,13 +65,16 @@ class Situation:
 
 @dataclass(frozen=True)
 class Rule:
-    """One rule of the chooser: when it applies, what it picks and the evidence."""
+    """One rule of the chooser: when it applies, what it picks, why (one sentence) and the
+    benchmark report the reason rests on (a path relative to the repository root, which
+    the documentation links)."""
 
     name: str
     when: str
     applies: Callable[[Situation], bool]
     method: str
-    evidence: str
+    reason: str
+    report: str
     options: Callable[[Situation], dict[str, Any]] = field(default=lambda s: {})
 
 
@@ -81,7 +86,8 @@ class Choice:
     options: dict[str, Any]
     rule: str
     when: str
-    evidence: str
+    reason: str
+    report: str
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -89,7 +95,8 @@ class Choice:
             "options": dict(self.options),
             "rule": self.rule,
             "when": self.when,
-            "evidence": self.evidence,
+            "reason": self.reason,
+            "report": self.report,
         }
 
 
@@ -118,58 +125,45 @@ RULES: tuple[Rule, ...] = (
         "the budget is no larger than a model-based method's initial design (2 d, 2-20)",
         _design_only,
         "sobol",
-        "no model-based step would run: every GP method would serve the same scrambled "
-        "Sobol points (isoline.designs); nothing to measure",
+        "No model-based step would run: every GP method would serve the same scrambled Sobol "
+        "points.",
+        "benchmarks/results/auto/RULES.md",
     ),
     Rule(
         "batch",
         f"batch_size > 1 and d < {HIGH_DIM}",
         lambda s: s.batch_size > 1 and s.dim < HIGH_DIM,
         "bkop",
-        "benchmarks/results/batch_bo/summary.md: lowest mean final regret in 12 of 12 "
-        "cells (six functions, d = 6, batches of 5 and 10) against GP-BUCB and GP-UCB-PE, "
-        "and on push4 (d = 4) at batches of 5 and 10 (p <= 0.032); on the digits tuning task "
-        "(d = 3) lower than GP-BUCB at batches of 5 only (not significantly). Typed spaces "
-        "too: on nine hpo-sklearn problems in batches of 8 gp-ei was not better than bkop "
-        "over 90 cells (lower in 32, higher in 30, one-sided Wilcoxon p = 0.13; "
-        "field/hpo_batch_rule/ and field/hpo_batch8/) at about 3x its suggestion time",
+        "BKOP ended lowest against the batch GP-UCB methods on the synthetic and push "
+        "batches, and gp-ei did no better on typed spaces.",
+        "benchmarks/results/batch_bo/summary.md",
     ),
     Rule(
         "batch-high-dim",
         f"batch_size > 1 and d >= {HIGH_DIM}",
         lambda s: s.batch_size > 1,
         "turbo",
-        "benchmarks/results/local_bo/rl_summary.md and gp_d100/: TuRBO's trust region "
-        "scales to d = 33-100 where the batch GP-UCB family was not measured; its batches "
-        "are Thompson samples in one region (batches at d >= 20 not measured yet)",
+        "TuRBO's trust region scales to d = 33-100, where the batch GP-UCB methods were not "
+        "measured.",
+        "benchmarks/results/local_bo/rl_summary.md",
     ),
     Rule(
         "discrete",
         "the space has integer or categorical parameters",
         lambda s: s.discrete,
         "gp-ei",
-        "benchmarks/results/field/hpo_confirm/: gp-ei with Optuna GPSampler's GP priors and "
-        "Matern-5/2 kernel against its defaults on nine hpo-sklearn problems, 64 "
-        "evaluations, fresh seeds 5-9: better in 22 of 45 cells, worse in 9 (one-sided "
-        "Wilcoxon p = 8e-4; rule fixed before the runs), level with Optuna's GPSampler "
-        "(mean rank 2.14 vs 2.06 of 4, p = 0.30); on seeds 0-4 "
-        "(benchmarks/results/field/hpo_ingredients/) it ranked 4.16 of 11 contenders where "
-        "the defaults ranked 4.81 (Optuna GP 3.38), the best of seven of GPSampler's "
-        "settings tried one at a time. benchmarks/results/spaces/hpo_mixed_vs_relaxed.md: "
-        "the typed space (rounding GP) beats the relaxed one; these settings are gp-ei's "
-        "defaults since BBOB confirmed them (benchmarks/results/field/bbob_confirm/)",
+        "gp-ei with Optuna GPSampler's GP priors beat its former defaults on nine tuning "
+        "problems and was level with GPSampler.",
+        "benchmarks/results/field/hpo_confirm/",
     ),
     Rule(
         "rescaled",
         f"d < {HIGH_DIM} and the space has a log- or logit-scaled real parameter",
         lambda s: s.rescaled and s.dim < HIGH_DIM,
         "gp-ei",
-        "benchmarks/results/field/hpo_sequential/: on SVM iris (three log-scaled reals, "
-        "5-fold CV accuracy, 64 evaluations, 5 seeds), the suite's one problem without "
-        "integer or categorical parameters, COBYQA (the low-dim-local rule's choice, "
-        "taken from BBOB's smooth functions) ranked 7.9 of 11 contenders and gp-ei 4.8: a "
-        "cross-validated score is a step function of the hyperparameters, which a "
-        "trust-region interpolation method cannot descend",
+        "A cross-validated score is a step function of log-scaled hyperparameters, which "
+        "COBYQA cannot descend and gp-ei searches well.",
+        "benchmarks/results/field/hpo_sequential/",
     ),
     Rule(
         "high-dim-short-budget",
@@ -177,31 +171,18 @@ RULES: tuple[Rule, ...] = (
         "no log- or logit-scaled parameter",
         _short_high_dim,
         "cobyqa",
-        "benchmarks/results/field/seed_highdim_budget/: on fresh GP-sampled objectives "
-        "(seeds 5-14; d = 50 with 200 evaluations, noisy and noise-free, d = 25 with 100, "
-        "i.e. 4 d each) COBYQA ended lower than TuRBO in 28 of 30 cells (one-sided "
-        "Wilcoxon p = 1e-7; rule fixed before the runs), means 0.90 vs 1.65 (d = 50, noise "
-        "sd 0.1), 1.00 vs 1.51 (d = 25), 0.22 vs 1.35 (d = 50 noise-free); on the field's "
-        "d = 50 cells (seeds 0-4, field/seed_problems/) lower in 5 of 5. At 8 d (d = 25, "
-        "200 evaluations) TuRBO was lower in 4 of 5: it halves its trust region only after "
-        "d failures in a row, which a budget of a few d barely allows. Budgets between 5 d "
-        "and 8 d and below 4 d not measured; measured with COBYQA started at the centre, "
-        "its seeded start (within 0.05 of it, field/bbob_seed/) not re-measured at d >= 20",
+        "With a budget of a few evaluations per dimension COBYQA ended lower than TuRBO on "
+        "GP-sampled objectives.",
+        "benchmarks/results/field/seed_highdim_budget/",
     ),
     Rule(
         "high-dim",
         f"d >= {HIGH_DIM}, noisy or not",
         lambda s: s.dim >= HIGH_DIM,
         "turbo",
-        "benchmarks/results/local_bo/rl_summary.md: on the deterministic Swimmer (d = 16, "
-        "300 evaluations) and Hopper (d = 33, 150) policy searches TuRBO had the lowest mean "
-        "final value of the isoline methods (CMA-ES on Hopper at 300). "
-        "benchmarks/results/field/seed_noisy_rule/: on noisy GP-sampled objectives (noise "
-        "sd 0.1, d = 25 and 50, 200 evaluations, fresh seeds 5-9, no method given the "
-        "generating GP hyperparameters) TuRBO ended lower than MinUCB, the earlier choice "
-        "for noisy d >= 20, in 10 of 10 cells (means 0.54 vs 0.87 at d = 25, 1.64 vs 2.44 "
-        "at d = 50; one-sided Wilcoxon p = 0.001; rule fixed before the runs); on seeds "
-        "0-4 (field/seed_problems/, d = 25) it ranked 1.8 of 13 contenders",
+        "TuRBO ended lowest on the high-dimensional policy searches and on noisy GP-sampled "
+        "objectives at d = 25 and 50.",
+        "benchmarks/results/field/seed_noisy_rule/",
     ),
     Rule(
         "low-dim-local",
@@ -209,31 +190,16 @@ RULES: tuple[Rule, ...] = (
         "point at a time",
         lambda s: s.dim <= (NOISY_LOCAL_MAX_DIM if s.noisy else LOCAL_MAX_DIM),
         "cobyqa",
-        "benchmarks/results/field/bbob/: on COCO BBOB (ten functions, two per group, "
-        "instances 1-3, 15-20 d evaluations) COBYQA had the best mean rank of thirteen "
-        "contenders at d = 2 (3.97; Ax 4.57, TuRBO 6.40), d = 5 (3.93; Nevergrad NGOpt, "
-        "which runs COBYLA here, 4.10, not significantly different; Ax 5.40) and d = 10 "
-        "(1.97; NGOpt 3.17, p = 0.04; Ax 4.43; TuRBO 5.77), 30 cells each, at 0.16-0.6x "
-        "Optuna GPSampler's suggestion time. benchmarks/results/auto/noise_d5/: with "
-        "Gaussian noise of sd 1 on four BBOB functions and Levy (d = 5, 60 evaluations, 5 "
-        "seeds) COBYQA had the lower mean in 3 of 5 against TuRBO, which was never "
-        "significantly lower (closest: the sphere, 0.15 vs 0.35, p = 0.07); noise above "
-        "d = 5 not measured. benchmarks/results/field/bbob_seed/: COBYQA's first start "
-        "drawn within 0.05 of the centre from the seed ranked 3.19 against the centre's "
-        "3.37 on 63 of those cells (rule fixed before the runs)",
+        "COBYQA had the best mean rank of the field on COCO BBOB at d = 2, 5 and 10.",
+        "benchmarks/results/field/bbob/",
     ),
     Rule(
         "low-dim",
         f"d < {HIGH_DIM} above the local rule's range; continuous, one point at a time",
         lambda s: True,
         "turbo",
-        "benchmarks/results/field/bbob/: TuRBO ranked ahead of gp-ei, the best of "
-        "isoline's GP methods, at d = 2, 5 and 10 (6.40, 6.43, 5.77; gp-ei 6.53, 6.60, "
-        "7.30) at 1.2-1.5x Optuna GPSampler's suggestion time (gp-ei 3.5-5x). "
-        "benchmarks/results/field/mid_dim_rule/: at 10 < d < 20 (push14 with goals drawn "
-        "per seed, noise-free GP samples at d = 15, Swimmer d = 16; 200 evaluations, seeds "
-        "5-12) TuRBO ended lower than isoline's CMA-ES in 19 of 24 cells (a test of CMA-ES "
-        "in its place, not met); noisy objectives at 5 < d < 20 not measured",
+        "TuRBO ranked ahead of isoline's GP methods on BBOB, and ahead of CMA-ES at 10 < d < 20.",
+        "benchmarks/results/field/mid_dim_rule/",
     ),
 )
 
@@ -268,19 +234,24 @@ def choose(
     s = situation(space, budget, batch_size, noisy)
     for rule in RULES:
         if rule.applies(s):
-            return Choice(rule.method, rule.options(s), rule.name, rule.when, rule.evidence)
+            return Choice(
+                rule.method, rule.options(s), rule.name, rule.when, rule.reason, rule.report
+            )
     raise ValueError(f"no rule of method='auto' applies to {s}")  # pragma: no cover
 
 
 def resolve(
     method: str, space: Box | Space, batch_size: int, options: Mapping[str, Any]
 ) -> tuple[str, dict[str, Any], Choice | None]:
-    """``(method, options, choice)``: a named method passes through unchanged; ``"auto"``
-    becomes its choice, taking only ``budget`` and ``noisy`` from ``options``.
+    """``(method, options, choice)``: a named method passes through in its registered
+    spelling (:func:`isoline.methods.registry.resolve_name`); ``"auto"`` becomes its
+    choice, taking only ``budget`` and ``noisy`` from ``options``.
 
     Raises:
         TypeError: ``"auto"`` given options of a named method.
+        ValueError: an unknown method name.
     """
+    method = resolve_name(method)
     if method != AUTO:
         return method, dict(options), None
     other = sorted(set(options) - set(AUTO_OPTIONS))
@@ -293,6 +264,7 @@ def resolve(
     return choice.method, dict(choice.options), choice
 
 
-def explain() -> list[tuple[str, str, str, str]]:
-    """``(rule, when, method, evidence)`` of every rule, in the order they are tried."""
-    return [(r.name, r.when, r.method, r.evidence) for r in RULES]
+def explain() -> list[tuple[str, str, str, str, str]]:
+    """``(rule, when, method, reason, report)`` of every rule, in the order they are tried;
+    ``report`` is the path of the rule's benchmark report, relative to the repository."""
+    return [(r.name, r.when, r.method, r.reason, r.report) for r in RULES]

@@ -15,10 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from isoline.auto import AUTO, explain
+from isoline.auto import AUTO
 
 EPILOG = """examples:
-  isoline methods                                   list the optimization methods
+  isoline methods [NAME]                            list the methods; NAME's options
   isoline problems                                  list the benchmark problems
   isoline run --problem ackley --dim 5 --method gp-ei --budget 40
   isoline run --problem levy --dim 6 --method cma-es --budget 200 --study my-run
@@ -52,28 +52,9 @@ def _options(pairs: Sequence[str]) -> dict[str, Any]:
 
 
 def cmd_methods(args: argparse.Namespace) -> int:
-    from rich.console import Console
-    from rich.table import Table
+    from isoline.listing import method_page, methods_table
 
-    import isoline as iso
-
-    table = Table(title="isoline methods (choose with --method NAME)")
-    for col in ("name", "family", "batch", "options (defaults)", "paper"):
-        table.add_column(col)
-    for m in iso.methods():
-        opts = ", ".join(f"{k}={v!r}" for k, v in m.options.items()) or "-"
-        table.add_row(m.name, m.family, "yes" if m.supports_batch else "no", opts, m.paper)
-    console = Console()
-    console.print(table)
-    rules = Table(
-        title="--method auto (the default): the first rule that applies chooses; "
-        "options budget= (given by a run) and noisy=",
-    )
-    for col in ("rule", "when", "method", "evidence"):
-        rules.add_column(col, no_wrap=col in ("rule", "method"), overflow="fold")
-    for row in explain():
-        rules.add_row(*row)
-    console.print(rules)
+    print(methods_table() if args.name is None else method_page(args.name))
     return 0
 
 
@@ -96,7 +77,9 @@ def cmd_problems(args: argparse.Namespace) -> int:
 def cmd_run(args: argparse.Namespace) -> int:
     import isoline as iso
     from isoline.bench.runner import ProblemObjective
+    from isoline.methods.registry import resolve_name
 
+    args.method = resolve_name(args.method)
     kwargs: dict[str, Any] = {"seed": args.seed}
     if args.dim is not None:
         kwargs["dim"] = args.dim
@@ -326,7 +309,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"isoline {_version()}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    s = sub.add_parser("methods", help="list optimization methods and their options")
+    s = sub.add_parser("methods", help="list the methods, or one method's options")
+    s.add_argument("name", nargs="?", help="a method (its options and defaults), or 'auto' "
+                   "(its rules)")  # fmt: skip
     s.set_defaults(func=cmd_methods)
     s = sub.add_parser("problems", help="list benchmark problems")
     s.set_defaults(func=cmd_problems)

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from isoline.auto import AUTO
-from isoline.methods.registry import get_method, option_defaults
+from isoline.methods.registry import get_method, option_defaults, resolve_name
 from isoline.optimizer import Optimizer, Result
 from isoline.parallel import (
     ProcessPool,
@@ -161,6 +161,7 @@ def minimize(
         raise TypeError(
             f"storage must be a file path, a Store or None, got {type(storage).__name__}"
         )
+    method = resolve_name(method)
     stored = _stored_choice(storage, study) if method == AUTO else None
     if stored is not None:  # a resume keeps what auto chose when the study was created
         method, options = stored

@@ -304,12 +304,13 @@ def _seeds(seeds: Any) -> list[int]:
 
 def _method(m: Any) -> MethodSpec:
     from isoline.auto import AUTO
-    from isoline.methods.registry import get_method
+    from isoline.methods.registry import get_method, resolve_name
 
     if isinstance(m, str):
         m = {"name": m}
     if not isinstance(m, dict) or "name" not in m:
         raise ValueError(f"each method must be a name or a mapping with 'name', got {m!r}")
+    m = {**m, "name": resolve_name(m["name"])}
     extra = set(m) - {"name", "label", "options", "batch_size"}
     if extra:
         raise ValueError(f"unknown method key(s) {sorted(extra)} in {m!r}")

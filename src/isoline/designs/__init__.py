@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-from scipy.stats import qmc
 
 __all__ = [
     "INIT_DESIGNS",
@@ -54,6 +53,8 @@ def sobol(n: int, d: int, seed: int | None = 0, scramble: bool = True) -> np.nda
     """
     if n == 0:
         return np.empty((0, d))
+    from scipy.stats import qmc  # scipy.stats is slow to import: loaded on first use
+
     eng = qmc.Sobol(d, scramble=scramble, seed=seed)
     m = int(np.ceil(np.log2(max(n, 2))))
     return eng.random_base2(m)[:n]

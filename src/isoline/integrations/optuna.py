@@ -43,6 +43,7 @@ from typing import Any
 import numpy as np
 
 from isoline.auto import AUTO
+from isoline.methods.registry import resolve_name
 from isoline.optimizer import Optimizer
 from isoline.params import Categorical, Integer, Real, Space
 
@@ -164,7 +165,7 @@ class IsolineSampler(BaseSampler):
         **options: Any,
     ) -> None:
         _check_version()
-        self.method = method
+        self.method = resolve_name(method)
         self._seed = int(np.random.default_rng().integers(2**31)) if seed is None else seed
         self.batch_size = batch_size
         self.options = options
@@ -176,7 +177,7 @@ class IsolineSampler(BaseSampler):
         # the optimizers (a tell interleaved with another thread's ask broke a fit)
         self._lock = threading.RLock()
         # fail now, not at the first relative sample, on a bad method or option
-        Optimizer(Space({"x": Real(0.0, 1.0)}), method, seed=self._seed, batch_size=batch_size,
+        Optimizer(Space({"x": Real(0.0, 1.0)}), self.method, seed=self._seed, batch_size=batch_size,
                   **options)  # fmt: skip
 
     def __getstate__(self) -> dict[str, Any]:

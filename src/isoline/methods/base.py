@@ -27,11 +27,11 @@ from __future__ import annotations
 
 import contextlib
 import math
+import sys
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, ClassVar
 
 import numpy as np
-import torch
 
 from isoline.designs import initial_design
 from isoline.params import Space
@@ -54,7 +54,12 @@ def variance_floor(y: np.ndarray) -> Iterator[None]:
     exploration terms. Where the standard deviation of the finite ``y`` lies outside
     ``[1e-3, 1e3]`` the floor is multiplied by the square of the power of two nearest
     it (:func:`isoline.acquisition.outside_range_unit`); otherwise nothing changes.
+    While GPyTorch is not imported no model can read the floor, so nothing is done (and
+    a method without a GP runs without loading torch).
     """
+    if "gpytorch" not in sys.modules:
+        yield
+        return
     from gpytorch.settings import min_variance
 
     from isoline.acquisition import outside_range_unit
@@ -91,6 +96,8 @@ class Method:
     name: ClassVar[str] = ""
     family: ClassVar[str] = ""
     paper: ClassVar[str] = ""
+    #: one line for the ``isoline methods`` table (a few words)
+    summary: ClassVar[str] = ""
     supports_batch: ClassVar[bool] = True
     #: whether :meth:`propose` needs at least two finite observations (model-based methods)
     needs_data: ClassVar[bool] = True
@@ -334,6 +341,8 @@ class Method:
         BoTorch draws restart points and MC samples from torch's global generator; this
         forks it, so the method's trajectory depends only on ``seed`` and its history.
         """
+        import torch
+
         s = int(self.rng.integers(2**31 - 1))
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(s)

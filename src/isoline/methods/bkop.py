@@ -283,6 +283,7 @@ class BKOP(KernelBatchMethod):
     """
 
     name = "bkop"
+    summary = "GP batch chosen jointly (BKOP)"
 
     def __init__(
         self,

@@ -53,6 +53,7 @@ class Bull(KernelBatchMethod):
     """
 
     name = "bull"
+    summary = "fixed design plus mean minimizers"
     family = "batch kernel BO"
     paper = "Bull, JMLR 2011 (non-adaptive strategy, §3); BKOP paper §9"
 

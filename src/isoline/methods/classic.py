@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import cma
 import numpy as np
 
 from isoline.designs import sobol
@@ -21,6 +20,7 @@ class RandomSearch(Method):
     """Independent uniform points; the reference every method must beat."""
 
     name = "random"
+    summary = "uniform random points"
     family = "model-free"
     paper = "Bergstra & Bengio, JMLR 2012 (random search)"
     needs_data = False
@@ -41,6 +41,7 @@ class SobolSearch(Method):
     """Points of one scrambled Sobol sequence (scipy.stats.qmc), seeded by ``seed``."""
 
     name = "sobol"
+    summary = "scrambled Sobol points"
     family = "model-free"
     paper = "Sobol', USSR Comput. Math. 1967; Owen scrambling"
     needs_data = False
@@ -88,6 +89,7 @@ class CMAES(Method):
     """
 
     name = "cma-es"
+    summary = "CMA-ES evolution strategy (pycma)"
     family = "evolution strategy"
     paper = "Hansen & Ostermeier, Evol. Comput. 2001"
     needs_data = False
@@ -132,6 +134,8 @@ class CMAES(Method):
                 integer_variables=cols,
                 CMA_stds=stds.tolist(),
             )
+        import cma  # pycma, imported when a CMA-ES is built
+
         self.es = cma.CMAEvolutionStrategy(start, sigma0, options)
         self._queue: list[np.ndarray] = []
         #: served unit-cube point (bytes) -> pycma's solution it came from

@@ -125,6 +125,7 @@ class COBYQA(ReplayPickled):
     """
 
     name = "cobyqa"
+    summary = "quadratic-model trust region"
     family = "trust-region DFO"
     paper = "Ragonneau & Zhang, COBYQA (PhD thesis, PolyU 2022); Powell, BOBYQA (DAMTP 2009)"
     supports_batch = False

@@ -44,6 +44,7 @@ class DNGOMethod(Method):
     """
 
     name = "dngo"
+    summary = "network basis, Bayesian EI (DNGO)"
     family = "neural"
     paper = "Snoek et al., ICML 2015 (DNGO); pybnn defaults; NeuralBO paper §7"
 

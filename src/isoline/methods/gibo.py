@@ -44,6 +44,7 @@ class GIBO(GradientLocalBO):
     """
 
     name = "gibo"
+    summary = "local GP gradient descent"
     paper = "Mueller et al., NeurIPS 2021 (GIBO); MinUCB paper Algorithm 3"
 
     def __init__(

@@ -236,6 +236,7 @@ class GPEI(_GPMethod):
     """
 
     name = "gp-ei"
+    summary = "GP, log expected improvement"
     paper = "Jones et al., J. Glob. Optim. 1998; Ament et al., NeurIPS 2023 (LogEI)"
     presets = {"fast": fast_preset}
 
@@ -268,6 +269,7 @@ class GPUCB(UCBWeight, _GPMethod):
     """
 
     name = "gp-ucb"
+    summary = "GP confidence bound"
     paper = "Srinivas et al., ICML 2010 (GP-UCB)"
 
     def current_beta(self) -> float:
@@ -307,6 +309,7 @@ class GPTS(_GPMethod):
     """
 
     name = "gp-ts"
+    summary = "GP Thompson sampling"
     paper = "Chowdhury & Gopalan, ICML 2017 (GP-TS); Wilson et al., ICML 2020 (pathwise)"
 
     def __init__(

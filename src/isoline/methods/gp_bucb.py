@@ -60,6 +60,7 @@ class GPBUCB(UCBWeight, KernelBatchMethod):
     """
 
     name = "gp-bucb"
+    summary = "GP-UCB batch, hallucinated variance"
     family = "batch GP-UCB"
     paper = "Desautels, Krause & Burdick, JMLR 2014 (GP-BUCB)"
 

@@ -92,6 +92,7 @@ class GPUCBPE(UCBWeight, KernelBatchMethod):
     """
 
     name = "gp-ucb-pe"
+    summary = "GP-UCB point plus exploration"
     family = "batch GP-UCB"
     paper = "Contal, Buffoni, Robicquet & Vayatis, ECML-PKDD 2013 (GP-UCB-PE)"
 

@@ -132,6 +132,7 @@ class LAMinUCB(LocalBO):
     """
 
     name = "la-minucb"
+    summary = "MinUCB with look-ahead"
     paper = "Fan et al., NeurIPS 2024 (LA-MinUCB, Algorithm 2)"
 
     def __init__(

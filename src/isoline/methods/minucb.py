@@ -41,6 +41,7 @@ class MinUCB(GradientLocalBO):
     """
 
     name = "minucb"
+    summary = "local GP, minimizes the UCB"
     paper = "Fan et al., NeurIPS 2024 (MinUCB, Algorithm 1)"
 
     def __init__(

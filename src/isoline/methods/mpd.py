@@ -102,6 +102,7 @@ class MPD(GradientLocalBO):
     """
 
     name = "mpd"
+    summary = "local GP, most-probable descent"
     paper = "Nguyen et al., NeurIPS 2022 (MPD)"
 
     def __init__(

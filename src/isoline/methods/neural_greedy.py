@@ -55,6 +55,7 @@ class NeuralGreedy(NetworkMethod):
     """
 
     name = "neural-greedy"
+    summary = "greedy argmin of a trained network"
     weight_stream = 0x4E47
     paper = "Paria et al., Be greedy (ICML 2022 AEDAR workshop); NeuralBO paper §7"
 

@@ -153,6 +153,7 @@ class NeuralBO(NetworkMethod):
     """
 
     name = "neuralbo"
+    summary = "network Thompson sampling (NTK)"
     weight_stream = 0x4E42
     paper = "Phan-Trong, Tran-The & Gupta, NeuralBO, Neurocomputing 2023 (Alg. 1-2)"
     presets = {"authors": authors_preset}

@@ -84,6 +84,7 @@ class RandomForestEI(Method):
     """
 
     name = "rf-ei"
+    summary = "random forest, log-EI (SMAC)"
     family = "tree"
     paper = "Hutter et al., LION 2011 (SMAC); NeuralBO paper §7"
 

@@ -57,6 +57,7 @@ class TuRBO(Method):
     """
 
     name = "turbo"
+    summary = "GP in a trust region (TuRBO-1)"
     family = "local BO"
     paper = "Eriksson et al., NeurIPS 2019 (TuRBO-1)"
 
