@@ -17,7 +17,7 @@ scales ``m`` and ``sqrt(C)`` alike, so ``w`` is unit-free.)
 The whole batch is chosen jointly over the ``L * d`` batch variables, either with CMA-ES
 (pycma, ``optimizer="cma"``) as the paper does (§10), or with multi-start L-BFGS-B through
 BoTorch and torch autograd (``optimizer="gradient"``, the default: on the same GP states
-it reached higher acquisition values than CMA-ES in less time, (evidence: ``benchmarks/results/defaults.md``)).
+it reached higher acquisition values than CMA-ES in less time).
 
 This module also holds what the batch baselines of §9-10 share (GP-BUCB, GP-UCB-PE, Bull's
 non-adaptive batch): :class:`KernelBatchMethod` (GP fit in the noise-free or perturbation

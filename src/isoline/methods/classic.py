@@ -81,9 +81,8 @@ class CMAES(Method):
 
     Options:
         sigma0: initial step size in unit-cube coordinates; default 1/6 (a sixth of each
-            range, the value Optuna's ``CmaEsSampler`` uses). On six BBOB functions at
-            d = 5 and 10 with 60-100 evaluations it ranked as Optuna's sampler, where the
-            earlier 0.25 ranked significantly worse (``benchmarks/results/peers/cma_settings.md``).
+            range, the value Optuna's ``CmaEsSampler`` uses; the earlier 0.25 ranked
+            behind Optuna's sampler on BBOB).
         popsize: population size; default pycma's ``4 + 3 ln d``, raised to ``batch_size``.
         x0: ``(d,)`` start in the unit cube; default the centre.
     """

@@ -62,7 +62,7 @@ class _GPMethod(Method):
         kernel: ``"rbf"`` or ``"matern52"`` (ARD), see :func:`isoline.models.gp.fit_gp`.
             gp-ucb and gp-ts default to RBF, the NeuralBO paper's kernel for these
             baselines (§5: "the common Squared Exponential Kernel"); gp-ei defaults to
-            Matern-5/2 with ``priors="optuna"`` (evidence: ``benchmarks/results/defaults.md``).
+            Matern-5/2 with ``priors="optuna"``, chosen on benchmark evidence.
         num_restarts: L-BFGS-B starts of the acquisition optimizer.
         raw_samples: Sobol points scored to pick those starts.
         warm_start: start each hyperparameter fit from the previous proposal's fitted
@@ -93,13 +93,12 @@ class _GPMethod(Method):
         log_params: fit the lengthscales and noise in log space
             (:func:`isoline.models.gp.fit_gp`): the same priors and optimum, reached in
             fewer L-BFGS-B iterations; not the default, since whole runs ended slightly
-            worse (``benchmarks/results/overhead/whole_run.md``). Only with
-            ``priors="botorch"``.
+            worse in the overhead benchmark. Only with ``priors="botorch"``.
 
     The defaults of these four are the thorough ones. ``preset="fast"`` (gp-ei) sets
     ``fit_ftol=1e-6, refit_growth=0.05, acq_maxiter=50, mc_samples=256``: on whole runs
-    it costs a fraction of the suggestion CPU, and on one of three cells its final values
-    were significantly worse (``benchmarks/results/overhead/whole_run.md``).
+    it costs a fraction of the suggestion CPU, at some cost in final values (the overhead
+    benchmark measures both).
     """
 
     family = "GP BO"
@@ -225,7 +224,7 @@ class GPEI(_GPMethod):
     improvements to expected improvement for Bayesian optimization", NeurIPS 2023.
     Monte-Carlo ``qLogExpectedImprovement`` for every ``q`` (joint over the batch), as in
     BoTorch's loop: for ``q = 1`` its smoothed form is also easier to maximize than the
-    analytic ``LogExpectedImprovement`` on flat regions (evidence: ``benchmarks/results/defaults.md``).
+    analytic ``LogExpectedImprovement`` on flat regions.
     Points still being evaluated (:meth:`~isoline.methods.base.Method.pending`: asked and
     not told, or evaluated by other workers) enter as ``X_pending``: the improvement is
     that of the batch joint with them, so asynchronous workers do not propose alike.

@@ -123,8 +123,8 @@ class LAMinUCB(LocalBO):
         lookahead_region: where the look-ahead points and fantasy minimizers are
             optimized: ``"local"`` (default), the box ``x_t +- delta``; ``"cube"``, the whole
             unit cube, the region the UCB move itself ranges over.
-        fit_ftol: as in :class:`~isoline.methods.local.LocalBO`; whole runs with ``1e-6``
-            are in ``benchmarks/results/overhead/whole_run.md``.
+        fit_ftol: as in :class:`~isoline.methods.local.LocalBO` (the overhead benchmark
+            runs it at ``1e-6``).
         See :class:`~isoline.methods.local.LocalBO` for the GP options.
 
     Typed spaces: the method's theory is continuous, so it searches the relaxed encoding;

@@ -9,7 +9,7 @@ fresh ``xi_i ~ N(0, 1)``; fit the network (the same ``sqrt(m) W_2 relu(W_1 x)`` 
 :mod:`isoline.models.neural`; width 500, two layers, Adam with step 1e-3 as the NeuralBO
 authors' NeuralGreedy configuration) warm-started from the previous fit, for 100 epochs
 (their configuration lists 20; with fewer than 50 points an epoch is one step, and 20
-steps under-fit, (evidence: ``benchmarks/results/defaults.md``)); return the network's
+steps under-fit); return the network's
 argmin, found over ``n_candidates`` scrambled Sobol points and polished by L-BFGS-B from
 the ``n_refine`` best. The perturbation is the only exploration (the NeuralBO paper's
 criticism of the method). Batches: ``q`` independent perturbations and fits.

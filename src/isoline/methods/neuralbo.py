@@ -121,8 +121,7 @@ class NeuralBO(NetworkMethod):
         nu: exploration scale ``nu`` (paper: grid search over {0.1, 1, 10} per problem;
             default 0.1), or ``"adaptive"`` for :func:`adaptive_nu` of the proposal count.
             With standardized targets ``nu`` is scale-free. With ``nu = 1`` the NTK
-            variance dominates the sample and many proposals sit on the box's boundary
-            (evidence: ``benchmarks/results/defaults.md``).
+            variance dominates the sample and many proposals sit on the box's boundary.
         n_candidates: Sobol candidates per proposal (50,000 as the authors' 2024 code).
         n_refine: candidates per sample polished by L-BFGS-B (0: the candidates' argmin,
             as the authors' 2024 code); with ``search="mean-steps"``, the lowest
@@ -131,8 +130,7 @@ class NeuralBO(NetworkMethod):
             ``"sphere"`` (unit-norm inputs; see :mod:`isoline.models.neural`),
             ``"centered"`` (``2x - 1`` in ``[-1, 1]``, unscaled, as the authors' code) or
             ``"auto"`` (default: "sphere" for ``dim >= 50``, "scaled" below). With "scaled" inputs in
-            high dimensions the minimizers of the sample crowd the box's vertices
-            (evidence: ``benchmarks/results/defaults.md``).
+            high dimensions the minimizers of the sample crowd the box's vertices.
         optimizer: ``"sgd"`` (the paper) or ``"adam"`` (the authors' configs).
         update_cycle: train the network before every ``update_cycle``-th proposal only
             (1: every proposal, the paper; the authors' configs: 10 at ``d <= 20``).
@@ -292,7 +290,7 @@ class NeuralBO(NetworkMethod):
 
         ``theta_t`` is the fit of the last :meth:`propose` (``h = 0`` before the first), in
         the standardized units of the targets it was trained on (isoline minimizes: low is
-        good). For inspecting the surrogate, e.g. ``benchmarks/neuralbo/surrogate_quality.py``.
+        good). For inspecting the surrogate.
         """
         U = np.asarray(U, dtype=float)
         if U.ndim != 2 or U.shape[1] != self.dim:

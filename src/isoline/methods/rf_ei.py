@@ -26,7 +26,7 @@ SMAC3, Lindauer et al., JMLR 2022):
    merely extrapolates to (the NeuralBO paper, §2, notes random forests' trouble with
    extrapolation). Remaining ties are broken at random.
 
-Departures from SMAC3's defaults (evidence: ``benchmarks/results/defaults.md``): no random interleaving
+Departures from SMAC3's defaults, each chosen on benchmark evidence: no random interleaving
 (``random_fraction`` 0 instead of 0.2: at budgets of tens of evaluations a fifth of them
 spent uniformly at random cost more than they protect), no plateau walks (SMAC3: 10;
 walks scatter the proposals across a flat cell of the forest), and the tie rule of

@@ -32,8 +32,7 @@ name               peer
 
 Options of a peer row are the peer's own keyword arguments (for the sampler, optimizer or
 facade named above) and are checked by constructing it: :meth:`PeerMethod.check_options`
-raises before any run starts. HEBO is not among them: its releases pin numpy below 1.25
-(``benchmarks/results/peers/README.md``).
+raises before any run starts. HEBO is not among them: its releases pin numpy below 1.25.
 
 Reproducibility: a seed gives the same trajectory within one interpreter; SMAC3's also
 depends on the interpreter's string-hash seed (set ``PYTHONHASHSEED``; the benchmark
