@@ -392,7 +392,7 @@ def report(work: Path, out: Path, command: str, seconds: float | None) -> None:
         "the store without the study, the study without a trial (study creation, lease,",
         "initial design), or the run.",
         "",
-        "| method | mode | run | kills | of them before a trial | restarts | lost | committed re-run "
+        "| method | mode | kill seed/run | kills | of them before a trial | restarts | lost | committed re-run "
         "| re-run: in flight (driver) | in flight (worker) | finished in worker after kill "
         "| finished, not committed | identical | alive 5 s after | 30 s after | error |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
@@ -401,7 +401,8 @@ def report(work: Path, out: Path, command: str, seconds: float | None) -> None:
         c = r.get("rerun_causes", {})
         early = sum(v for k, v in r.get("phases", {}).items() if k != "run")
         lines.append(
-            f"| {r['method']} | {r['mode']} | {r.get('rep', 0)} | {r.get('kills', '-')} | "
+            f"| {r['method']} | {r['mode']} | {r.get('kill_seed', 0)}/{r.get('rep', 0)} | "
+            f"{r.get('kills', '-')} | "
             f"{early} | {r.get('restarts', '-')} | {r.get('lost', '-')} | "
             f"{r.get('repeated_finished', '-')} | "
             + " | ".join(str(c.get(k, "-")) for k in CAUSES)
