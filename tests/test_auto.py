@@ -146,7 +146,8 @@ def test_auto_is_the_default_of_optimizer_and_minimize():
     opt = iso.Optimizer(box(3), seed=0)
     assert opt.choice is not None and opt.method_name == opt.choice.method == "cobyqa"
     res = iso.minimize(sphere, box(3), budget=5, seed=0)
-    assert res.choice is not None and res.choice["rule"] == "design-only"
+    assert isinstance(res.choice, auto.Choice) and res.choice.rule == "design-only"
+    assert type(res.choice) is type(iso.Optimizer(box(3), seed=0, budget=5).choice)
     assert res.method == "sobol"
     assert iso.Optimizer(box(3), "gp-ei").choice is None
 

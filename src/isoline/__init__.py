@@ -1,8 +1,8 @@
 """isoline: sample-efficient minimization of expensive black-box functions.
 
 >>> import isoline as iso
->>> res = iso.minimize(lambda x: float((x ** 2).sum()), iso.Box([-1, -1], [1, 1]),
-...                    method="gp-ei", budget=20, seed=0)
+>>> res = iso.optimize(lambda x: -float((x ** 2).sum()), iso.Box([-1, -1], [1, 1]),
+...                    direction="maximize", method="gp-ei", budget=20, seed=0)
 
 ``import isoline`` is fast: each public name is imported from its module on first use
 (PEP 562), and a method's module (with torch, BoTorch or scikit-learn behind it) only when
@@ -20,11 +20,13 @@ from isoline.methods.registry import MethodInfo, methods
 
 if TYPE_CHECKING:
     from isoline import designs, problems
+    from isoline.objective import Objective
     from isoline.optimizer import Optimizer, Result
     from isoline.params import Categorical, Integer, Real, Space
+    from isoline.progress import get_verbosity, set_verbosity
     from isoline.results import load
-    from isoline.runs import ObjectiveError, minimize
-    from isoline.space import Box
+    from isoline.runs import ObjectiveError, minimize, optimize
+    from isoline.space import Box, SearchSpace
     from isoline.store import Store, StoreError
 
 #: public name -> the module it is imported from on first use
@@ -32,15 +34,20 @@ _LAZY = {
     "Box": "isoline.space",
     "Categorical": "isoline.params",
     "Integer": "isoline.params",
+    "Objective": "isoline.objective",
     "ObjectiveError": "isoline.runs",
     "Optimizer": "isoline.optimizer",
     "Real": "isoline.params",
     "Result": "isoline.optimizer",
+    "SearchSpace": "isoline.space",
     "Space": "isoline.params",
     "Store": "isoline.store",
     "StoreError": "isoline.store",
+    "get_verbosity": "isoline.progress",
     "load": "isoline.results",
     "minimize": "isoline.runs",
+    "optimize": "isoline.runs",
+    "set_verbosity": "isoline.progress",
 }
 _SUBMODULES = ("designs", "problems")
 
@@ -49,18 +56,23 @@ __all__ = [
     "Categorical",
     "Integer",
     "MethodInfo",
+    "Objective",
     "ObjectiveError",
     "Optimizer",
     "Real",
     "Result",
+    "SearchSpace",
     "Space",
     "Store",
     "StoreError",
     "designs",
+    "get_verbosity",
     "load",
     "methods",
     "minimize",
+    "optimize",
     "problems",
+    "set_verbosity",
 ]
 __version__ = "0.1.0"
 

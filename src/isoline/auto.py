@@ -20,16 +20,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from isoline.methods.registry import resolve_name
-from isoline.params import Categorical, Integer, Real, Space
-from isoline.space import Box
+from isoline.space import SearchSpace
 from isoline.validation import check_bool, check_int
 
 __all__ = ["AUTO", "Situation", "Rule", "Choice", "RULES", "situation", "choose", "resolve"]
 
 #: the method name that asks for the automatic choice
 AUTO = "auto"
-#: options ``method="auto"`` takes (every other option belongs to a named method)
-AUTO_OPTIONS = ("budget", "noisy")
+#: options ``method="auto"`` takes besides the budget (every other option belongs to a
+#: named method)
+AUTO_OPTIONS = ("noisy",)
 #: dimension from which the high-dimensional rules apply
 HIGH_DIM = 20
 #: largest dimension at which the local quadratic-model method is chosen for a noise-free
@@ -98,6 +98,19 @@ class Choice:
             "reason": self.reason,
             "report": self.report,
         }
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Choice:
+        """The choice a study recorded (:meth:`to_dict`; a study from before the short
+        reasons recorded its evidence text instead)."""
+        return cls(
+            str(d["method"]),
+            dict(d.get("options") or {}),
+            str(d.get("rule", "")),
+            str(d.get("when", "")),
+            str(d.get("reason", d.get("evidence", ""))),
+            str(d.get("report", "")),
+        )
 
 
 def _design_only(s: Situation) -> bool:
@@ -205,23 +218,20 @@ RULES: tuple[Rule, ...] = (
 
 
 def situation(
-    space: Box | Space, budget: int | None = None, batch_size: int = 1, noisy: bool = False
+    space: SearchSpace, budget: int | None = None, batch_size: int = 1, noisy: bool = False
 ) -> Situation:
     """The :class:`Situation` of a problem, with its arguments checked."""
-    if not isinstance(space, (Box, Space)):
+    if not isinstance(space, SearchSpace):
         raise TypeError(f"space must be an isoline.Box or Space, got {type(space).__name__}")
     if budget is not None:
         budget = check_int(budget, "budget", 1)
     batch_size = check_int(batch_size, "batch_size", 1)
     noisy = check_bool(noisy, "noisy")
-    params = list(space.params.values()) if isinstance(space, Space) else []
-    discrete = any(isinstance(p, (Integer, Categorical)) for p in params)
-    rescaled = any(isinstance(p, Real) and p.scale != "linear" for p in params)
-    return Situation(space.dim, budget, batch_size, noisy, discrete, rescaled)
+    return Situation(space.dim, budget, batch_size, noisy, space.discrete, space.rescaled)
 
 
 def choose(
-    space: Box | Space, budget: int | None = None, batch_size: int = 1, noisy: bool = False
+    space: SearchSpace, budget: int | None = None, batch_size: int = 1, noisy: bool = False
 ) -> Choice:
     """The method and options for ``space`` (first rule of :data:`RULES` that applies).
 
@@ -241,11 +251,15 @@ def choose(
 
 
 def resolve(
-    method: str, space: Box | Space, batch_size: int, options: Mapping[str, Any]
+    method: str,
+    space: SearchSpace,
+    batch_size: int,
+    options: Mapping[str, Any],
+    budget: int | None = None,
 ) -> tuple[str, dict[str, Any], Choice | None]:
     """``(method, options, choice)``: a named method passes through in its registered
     spelling (:func:`isoline.methods.registry.resolve_name`); ``"auto"`` becomes its
-    choice, taking only ``budget`` and ``noisy`` from ``options``.
+    choice for ``budget`` (if known), taking only ``noisy`` from ``options``.
 
     Raises:
         TypeError: ``"auto"`` given options of a named method.
@@ -257,10 +271,10 @@ def resolve(
     other = sorted(set(options) - set(AUTO_OPTIONS))
     if other:
         raise TypeError(
-            f"method='auto' takes only the options {list(AUTO_OPTIONS)}, got {other}; "
-            "name a method to set its own options"
+            f"method='auto' takes only the options {list(AUTO_OPTIONS)} (and budget), got "
+            f"{other}; name a method to set its own options"
         )
-    choice = choose(space, options.get("budget"), batch_size, options.get("noisy", False))
+    choice = choose(space, budget, batch_size, options.get("noisy", False))
     return choice.method, dict(choice.options), choice
 
 

@@ -91,9 +91,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     options = _options(args.option)
     if args.method == AUTO:
         options.setdefault("noisy", bool(problem.noise_std))
-    res = iso.minimize(
+    res = iso.optimize(
         ProblemObjective(problem),
         problem.space,
+        direction=args.direction,
         method=args.method,
         budget=args.budget,
         seed=args.seed,
@@ -107,8 +108,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         **options,
     )
     if res.choice is not None:
-        print(f"method 'auto' chose {res.method!r} (rule {res.choice['rule']!r}: "
-              f"{res.choice['when']})")  # fmt: skip
+        print(f"method 'auto' chose {res.method!r} (rule {res.choice.rule!r}: "
+              f"{res.choice.when})")  # fmt: skip
     print(f"study {res.study!r} in {res.storage}: {res.n_evals} evaluations, {res.n_failed} failed")
     if res.stop_reason.startswith("max_time"):
         print(f"stopped: {res.stop_reason}")
@@ -117,7 +118,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     else:
         print(f"best value {res.fun:.6g} at {res.x}")
     opt = getattr(problem, "optimum", None)
-    if opt is not None:
+    if opt is not None and res.direction == "minimize":
         print(f"known optimum {opt:.6g}; simple regret {res.fun - opt:.4g}")
     if args.plot:
         import matplotlib
@@ -323,6 +324,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--method", default=AUTO,
                    help="method name, or 'auto' (default; see `isoline methods`)")  # fmt: skip
     s.add_argument("--budget", type=int, default=50, help="number of evaluations")
+    s.add_argument("--direction", default="minimize",
+                   help="minimize (default) or maximize the problem's value")  # fmt: skip
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--batch-size", type=int, default=1)
     s.add_argument("--executor", choices=["process", "thread"], default=None,

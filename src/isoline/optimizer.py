@@ -3,17 +3,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from isoline.auto import AUTO, Choice, resolve
-from isoline.methods.registry import make_method
+from isoline.methods.registry import get_method, make_method
+from isoline.objective import Objective
 from isoline.parallel import as_real
-from isoline.params import Space
-from isoline.space import Box
+from isoline.space import Box, SearchSpace
 from isoline.store import StudyRecord, Trial
 from isoline.validation import check_sequence
 
@@ -27,22 +26,29 @@ class Optimizer:
     """Ask/tell interface in the user's units.
 
     Args:
-        space: the search :class:`Box` (points are ``(d,)`` arrays) or typed
-            :class:`~isoline.params.Space` (points are configuration dicts).
+        space: the search space (:class:`~isoline.space.SearchSpace`): a :class:`Box`
+            (points are ``(d,)`` arrays) or a typed :class:`~isoline.params.Space`
+            (points are configuration dicts).
         method: a registered method name (see :func:`isoline.methods`), or ``"auto"``
             (default): the method and options :func:`isoline.auto.choose` picks for the
-            space, the batch size and the options ``budget`` (if known) and ``noisy``
-            (default ``False``); :attr:`choice` says what it chose and why.
+            space, the batch size, ``budget`` and the option ``noisy`` (default
+            ``False``); :attr:`choice` says what it chose and why.
         seed: seed of every random choice; the same seed gives the same points.
         batch_size: points per :meth:`ask`.
         n_init: initial-design size (method default if ``None``).
         init: initial design, ``"sobol"``, ``"random"`` or ``"lattice"``.
-        **options: the method's own options (``budget`` and ``noisy`` for ``"auto"``).
+        direction: ``"minimize"`` (default) or ``"maximize"`` the told values (or an
+            :class:`~isoline.objective.Objective`); :meth:`tell`, :attr:`best` and
+            :attr:`history` are in this direction.
+        budget: the number of evaluations, if known: ``"auto"`` and the methods that plan
+            by it (the peers) use it; the others do not need it.
+        **options: the method's own options (``noisy`` for ``"auto"``).
 
     Attributes:
         method_name: the method that proposes (auto's choice for ``"auto"``).
         options: that method's options.
         choice: the :class:`~isoline.auto.Choice` of ``"auto"``, else ``None``.
+        objective: the :class:`~isoline.objective.Objective` (its direction).
 
     Example:
         >>> opt = Optimizer(Box([-1, -1], [1, 1]), "gp-ei", seed=0)
@@ -51,37 +57,37 @@ class Optimizer:
 
     def __init__(
         self,
-        space: Box | Space,
+        space: SearchSpace,
         method: str = AUTO,
         seed: int = 0,
         batch_size: int = 1,
         n_init: int | None = None,
         init: str | None = None,
+        *,
+        direction: Objective | str = "minimize",
+        budget: int | None = None,
         **options: Any,
     ) -> None:
-        if not isinstance(space, (Box, Space)):
+        if not isinstance(space, SearchSpace):
             raise TypeError(f"space must be an isoline.Box or Space, got {type(space).__name__}")
         if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and seed > MAX_SEED:
             raise ValueError(f"seed must be <= 2**63 - 1, got {seed}")
+        self.objective = Objective.of(direction)
         self.space = space
-        method, options, choice = resolve(method, space, batch_size, options)
+        method, options, choice = resolve(method, space, batch_size, options, budget)
+        if budget is not None and getattr(get_method(method), "takes_budget", False):
+            options.setdefault("budget", budget)
         self.choice: Choice | None = choice
         self.method_name = method
         self.options = dict(options)
-        common: dict[str, Any] = {
-            "seed": seed,
-            "batch_size": batch_size,
-            "n_init": n_init,
-            "init": init,
-        }
-        if isinstance(space, Space):
-            common["space"] = space
-        self.method = make_method(method, space.dim, **common, **options)
+        self.method = make_method(method, space.dim, seed=seed, batch_size=batch_size,
+                                  n_init=n_init, init=init, space=space.method_space,
+                                  **options)  # fmt: skip
         self._asked: dict[bytes | str, np.ndarray] = {}
 
     @classmethod
     def from_history(
-        cls, space: Box | Space, X: Any, y: Any, method: str = AUTO, **kwargs: Any
+        cls, space: SearchSpace, X: Any, y: Any, method: str = AUTO, **kwargs: Any
     ) -> Optimizer:
         """An optimizer that starts from known evaluations ``X``, ``y`` (as :meth:`tell`
         takes them); ``**kwargs`` as the constructor's. The known points take the place of
@@ -90,6 +96,10 @@ class Optimizer:
         opt.tell(X, y)
         return opt
 
+    @property
+    def direction(self) -> str:
+        return self.objective.direction
+
     def enqueue(self, X: Any) -> None:
         """Ask the points ``X`` first (an ``(n, d)`` array in user units for a Box, a list
         of configurations for a Space), each in place of the nearest initial-design point.
@@ -97,33 +107,19 @@ class Optimizer:
         Raises:
             ValueError, TypeError: as :meth:`tell` for a bad point.
         """
-        if isinstance(self.space, Space):
-            U = self.space.to_unit(_check_tell_configs(X, self.space))
-        else:
-            U = np.clip(self.space.to_unit(_check_tell_points(X, self.space)), 0.0, 1.0)
-        self.method.enqueue(U)
+        self.method.enqueue(self.space.unit(self.space.points(X)))
 
     def add_pending(self, X: Any) -> None:
         """Points being evaluated elsewhere (as :meth:`tell` takes them), until told:
         model-based methods that condition on pending points take them into account, and
         on a typed space :meth:`ask` does not propose their configurations again while
         unseen ones remain."""
-        if isinstance(self.space, Space):
-            self.method.add_pending(self.space.to_unit(_check_tell_configs(X, self.space)))
-        else:
-            self.method.add_pending(
-                np.clip(self.space.to_unit(_check_tell_points(X, self.space)), 0, 1)
-            )
+        self.method.add_pending(self.space.unit(self.space.points(X)))
 
     def withdraw(self, X: Any) -> None:
         """Asked points (as :meth:`tell` takes them) that will never be told, e.g. a
         proposal another worker claimed first: the method stops treating them as pending."""
-        if isinstance(self.space, Space):
-            self.method.withdraw(self.space.to_unit(_check_tell_configs(X, self.space)))
-        else:
-            self.method.withdraw(
-                np.clip(self.space.to_unit(_check_tell_points(X, self.space)), 0, 1)
-            )
+        self.method.withdraw(self.space.unit(self.space.points(X)))
 
     @property
     def seed(self) -> int:
@@ -144,87 +140,44 @@ class Optimizer:
         U = self.method.ask(n)
         X = self.space.from_unit(U)
         for x, u in zip(X, U):
-            self._asked[self._key(x)] = u
+            self._asked[self.space.key(x)] = u
         return X, U
 
-    def _key(self, x: Any) -> bytes | str:
-        return Space.key(x) if isinstance(self.space, Space) else np.asarray(x).tobytes()
-
     def tell(self, X: Any, y: Any) -> None:
-        """Record ``y`` ``(n,)`` at ``X`` ``(n, d)``; NaN/inf/None mark failed evaluations.
+        """Record ``y`` ``(n,)`` (values as the objective returned them, in the optimizer's
+        direction) at ``X`` ``(n, d)``; NaN/inf/None mark failed evaluations.
 
-        ``X`` may hold points that were never asked (known data); they must lie in the box.
+        ``X`` may hold points that were never asked (known data); they must lie in the
+        space.
 
         Raises:
             ValueError: ``X`` is empty, has the wrong shape, holds NaN/inf or points outside
-                the box, or ``y`` has another length.
+                the space, or ``y`` has another length.
             TypeError: a value of ``y`` is not a real number (or None).
         """
-        if isinstance(self.space, Space):
-            configs = _check_tell_configs(X, self.space)
-            y = _check_tell_values(y, len(configs))
-            known = [self._asked.pop(Space.key(c), None) for c in configs]
-            rows = [
-                u if u is not None else self.space.to_unit([c])[0] for u, c in zip(known, configs)
-            ]
-            self.method.tell(np.array(rows), y)
-            return
-        X = _check_tell_points(X, self.space)
-        y = _check_tell_values(y, X.shape[0])
-        U = np.array([self._asked.pop(x.tobytes(), None) for x in X], dtype=object)
-        missing = np.array([u is None for u in U])
-        Uarr = np.empty_like(X)
-        if missing.any():
-            Uarr[missing] = np.clip(self.space.to_unit(X[missing]), 0.0, 1.0)
-        if (~missing).any():
-            Uarr[~missing] = np.stack(list(U[~missing]))
-        self.method.tell(Uarr, y)
+        P = self.space.points(X)
+        values = _check_tell_values(y, len(P))
+        known = [self._asked.pop(self.space.key(x), None) for x in P]
+        U = np.array(
+            [u if u is not None else self.space.unit(P[i : i + 1])[0] for i, u in enumerate(known)]
+        )
+        self.method.tell(U, self.objective.internal(values))
 
     @property
     def best(self) -> tuple[Any, float] | None:
-        """``(x, y)`` of the best finite observation in user units, or ``None``."""
+        """``(x, y)`` of the best finite observation (the largest when maximizing) in user
+        units, or ``None``."""
         b = self.method.best
-        return None if b is None else (self.space.from_unit(b[0][None])[0], b[1])
+        if b is None:
+            return None
+        return self.space.from_unit(b[0][None])[0], float(self.objective.internal(b[1]))
 
     @property
     def history(self) -> tuple[Any, np.ndarray]:
-        """All observations ``(X, y (n,))`` (``X`` as :meth:`ask` gives points); failed ones
-        have NaN."""
-        return self.space.from_unit(self.method.X), self.method.y.copy()
-
-
-def _check_tell_points(X: Any, space: Box) -> np.ndarray:
-    try:
-        X = np.asarray(X, dtype=float)
-    except (TypeError, ValueError) as e:
-        raise TypeError(f"X must be an array of numbers: {e}") from None
-    if X.size == 0:
-        raise ValueError(f"tell needs at least one point, got X of shape {X.shape}")
-    X = np.atleast_2d(X)
-    if X.ndim != 2 or X.shape[1] != space.dim:
-        raise ValueError(f"X must have shape (n, {space.dim}), got {X.shape}")
-    bad = np.flatnonzero(~np.all(np.isfinite(X), axis=1))
-    if bad.size:
-        raise ValueError(f"X row {int(bad[0])} is not finite: {X[bad[0]].tolist()}")
-    out = np.flatnonzero(~space.contains(X))
-    if out.size:
-        raise ValueError(
-            f"X row {int(out[0])} lies outside the search box: {X[out[0]].tolist()} "
-            f"(lower {space.lower.tolist()}, upper {space.upper.tolist()})"
-        )
-    return X
-
-
-def _check_tell_configs(X: Any, space: Space) -> list[dict[str, Any]]:
-    """``X`` as a non-empty list of configurations of ``space`` (each checked)."""
-    configs = [X] if isinstance(X, Mapping) else list(X)
-    if not configs:
-        raise ValueError("tell got no configurations")
-    for c in configs:
-        if not isinstance(c, Mapping):
-            raise TypeError(f"a Space takes configurations as dicts, got {type(c).__name__}")
-    space.to_unit(configs)  # names the parameter of any bad value
-    return [dict(c) for c in configs]
+        """All observations ``(X, y (n,))`` (``X`` as :meth:`ask` gives points, ``y`` as
+        told); failed ones have NaN."""
+        y = np.array(self.objective.internal(self.method.y))
+        return self.space.from_unit(self.method.X), y
 
 
 def _check_tell_values(y: Any, n: int) -> np.ndarray:
@@ -240,7 +193,8 @@ def _check_tell_values(y: Any, n: int) -> np.ndarray:
 
 @dataclass
 class Result:
-    """Outcome of :func:`minimize` (arrays in user units, evaluation order)."""
+    """Outcome of :func:`isoline.optimize` (points in user units, values as the objective
+    returned them, in evaluation order; ``x`` and ``fun`` the best in ``direction``)."""
 
     x: Any
     fun: float
@@ -255,11 +209,14 @@ class Result:
     study: str
     storage: str
     options: dict[str, Any] = field(default_factory=dict)
-    #: what ``method="auto"`` chose and why (:meth:`isoline.auto.Choice.to_dict`), else
-    #: ``None``; ``method`` and ``options`` are then the chosen ones
-    choice: dict[str, Any] | None = None
+    #: what ``method="auto"`` chose and why (as :attr:`Optimizer.choice`), else ``None``;
+    #: ``method`` and ``options`` are then the chosen ones
+    choice: Choice | None = None
+    #: ``"minimize"`` or ``"maximize"``: the direction ``x``, ``fun`` and
+    #: :meth:`best_so_far` are the best in
+    direction: str = "minimize"
     #: the search space (``None`` for a Result built by hand)
-    space: Box | Space | None = None
+    space: SearchSpace | None = None
     #: the stored trials behind the evaluations (numbers, batches, start and end times)
     trials: list[Trial] = field(default_factory=list, repr=False)
     #: why the call that made this result ended (:func:`isoline.minimize`: its budget was
@@ -275,10 +232,9 @@ class Result:
         return int(sum(s == "failed" for s in self.status))
 
     def best_so_far(self) -> np.ndarray:
-        """``(n,)`` running minimum of the finite values (NaN before the first one)."""
-        v = np.where(np.isfinite(self.func_vals), self.func_vals, np.inf)
-        run = np.minimum.accumulate(v)
-        return np.where(np.isfinite(run), run, np.nan)
+        """``(n,)`` running best (minimum, or maximum when maximizing) of the finite values
+        (NaN before the first one)."""
+        return Objective(self.direction).running_best(self.func_vals)
 
     def plot(self, ax: Any = None, label: str | None = None) -> Any:
         """Convergence plot (:func:`isoline.visualization.plot_history`: the best value so
@@ -297,25 +253,31 @@ class Result:
 
     @classmethod
     def from_trials(
-        cls, rec: StudyRecord, trials: list[Trial], storage: str, space: Box | Space | None = None
+        cls,
+        rec: StudyRecord,
+        trials: list[Trial],
+        storage: str,
+        space: SearchSpace | None = None,
     ) -> Result:
-        """The result of a stored study; with a typed ``space`` the points are its
-        configurations (decoded from the stored unit-cube points, so choices keep their
-        own objects), otherwise ``(n, d)`` arrays."""
+        """The result of a stored study. The points are those of ``space`` (decoded from
+        the stored unit-cube points, so a typed space's choices keep their own objects);
+        without ``space``, a box study's ``(n, d)`` arrays or a typed study's configurations
+        as stored."""
         done = [t for t in trials if t.status != "pending"]
+        if space is None and "lower" in rec.space:
+            space = Box.from_dict(rec.space)
         X: Any
-        if isinstance(space, Space):
-            X = space.from_unit(np.array([t.u for t in done]).reshape(-1, space.dim))
+        copy: Any = dict
+        if space is None:
+            X = [dict(t.x) for t in done]
         else:
-            d = len(rec.space["lower"])
-            X = np.array([t.x for t in done]).reshape(-1, d)
+            X = space.stored_points([t.x for t in done], [t.u for t in done])
+            copy = space.copy_point
         y = np.array([np.nan if t.y is None else t.y for t in done], dtype=float)
-        ok = np.flatnonzero(np.isfinite(y))
-        best = ok[np.argmin(y[ok])] if ok.size else None
+        objective = study_objective(rec)
+        best = objective.best_index(y)
         return cls(
-            x=None
-            if best is None
-            else (dict(X[best]) if isinstance(space, Space) else X[best].copy()),
+            x=None if best is None else copy(X[best]),
             fun=float("nan") if best is None else float(y[best]),
             x_iters=X,
             func_vals=y,
@@ -328,7 +290,13 @@ class Result:
             study=rec.name,
             storage=storage,
             options=rec.options,
-            choice=rec.attrs.get("auto"),
-            space=space if space is not None else Box.from_dict(rec.space),
+            choice=Choice.from_dict(rec.attrs["auto"]) if rec.attrs.get("auto") else None,
+            direction=objective.direction,
+            space=space,
             trials=done,
         )
+
+
+def study_objective(rec: StudyRecord) -> Objective:
+    """The objective a study recorded (a study from before directions minimized)."""
+    return Objective.from_dict(rec.attrs.get("objective"))

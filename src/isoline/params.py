@@ -33,6 +33,7 @@ from isoline.encoding import (
     real_from_unit,
     real_to_unit,
 )
+from isoline.space import SearchSpace
 
 __all__ = ["Categorical", "Integer", "Param", "Real", "Space"]
 
@@ -171,8 +172,9 @@ def _same(a: Any, b: Any) -> bool:
 Param = Real | Integer | Categorical
 
 
-class Space:
-    """An ordered set of named parameters and its encoding into ``[0, 1]^dim``.
+class Space(SearchSpace):
+    """An ordered set of named parameters and its encoding into ``[0, 1]^dim``: a
+    :class:`~isoline.space.SearchSpace` whose points are configuration dicts.
 
     Args:
         params: a mapping (or a sequence of ``(name, param)`` pairs) from names to
@@ -214,6 +216,16 @@ class Space:
     def discrete(self) -> bool:
         """Whether any parameter is an Integer or a Categorical."""
         return any(not isinstance(p, Real) for p in self.params.values())
+
+    @property
+    def rescaled(self) -> bool:
+        """Whether any Real parameter is on a log or logit scale."""
+        return any(isinstance(p, Real) and p.scale != "linear" for p in self.params.values())
+
+    @property
+    def method_space(self) -> Space:
+        """This space: methods round and search its integer and categorical columns."""
+        return self
 
     @property
     def discrete_columns(self) -> list[int]:
@@ -317,7 +329,7 @@ class Space:
                 R[:, s.start] = np.clip(U[:, s.start], 0.0, 1.0)
         return R
 
-    # -- the space protocol of Optimizer and minimize (shared with Box) ------------------
+    # -- the space protocol (isoline.space.SearchSpace, shared with Box) -----------------
     def from_unit(self, U: np.ndarray) -> list[dict[str, Any]]:
         """Configurations of encoded points (:meth:`decode`)."""
         return self.decode(U)
@@ -326,12 +338,41 @@ class Space:
         """``(n, dim)`` encoded points of configurations (:meth:`encode`)."""
         return np.atleast_2d(self.encode(list(configs)))
 
+    def points(self, X: Any) -> list[dict[str, Any]]:
+        """``X`` (a configuration or several) as a non-empty list of checked
+        configurations (copies)."""
+        configs = [X] if isinstance(X, Mapping) else list(X)
+        if not configs:
+            raise ValueError("need at least one configuration, got none")
+        for c in configs:
+            if not isinstance(c, Mapping):
+                raise TypeError(f"a Space takes configurations as dicts, got {type(c).__name__}")
+        self.to_unit(configs)  # names the parameter of any bad value
+        return [dict(c) for c in configs]
+
+    def unit(self, P: Sequence[Mapping[str, Any]]) -> np.ndarray:
+        """``(n, dim)`` encoded points of checked configurations."""
+        return self.to_unit(P)
+
     @staticmethod
-    def key(config: Mapping[str, Any]) -> str:
+    def key(x: Mapping[str, Any]) -> str:
         """A text that two configurations share exactly when they are equal."""
-        return json.dumps(
-            {k: [type(v).__name__, v] for k, v in sorted(config.items())}, default=repr
-        )
+        return json.dumps({k: [type(v).__name__, v] for k, v in sorted(x.items())}, default=repr)
+
+    def copy_point(self, x: Mapping[str, Any]) -> dict[str, Any]:
+        return dict(x)
+
+    def stored_points(self, xs: Sequence[Any], us: Sequence[Any]) -> list[dict[str, Any]]:
+        """The configurations decoded from the stored unit-cube points (so every choice is
+        its own object again, whatever its JSON form in the store)."""
+        return self.from_unit(self.stored_unit(xs, us))
+
+    def stored_unit(self, xs: Sequence[Any], us: Sequence[Any]) -> np.ndarray:
+        return np.array(us, dtype=float).reshape(-1, self.dim)
+
+    def record(self, X: Any) -> Any:
+        """``X`` as given (a configuration or a list of them); a study stores it as JSON."""
+        return X
 
     def to_dict(self) -> dict[str, Any]:
         """JSON description (stored with a study; a resumed study must match it)."""

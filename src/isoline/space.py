@@ -1,16 +1,101 @@
-"""Search spaces: a box in user units, mapped to and from the unit cube."""
+"""Search spaces: the protocol every space implements, and a box in user units.
+
+:class:`SearchSpace` is what :class:`~isoline.optimizer.Optimizer`,
+:func:`isoline.minimize` and ``method="auto"`` use of a space, so they never ask which
+kind it is: a :class:`Box` (points are ``(n, d)`` arrays of reals) and a typed
+:class:`~isoline.params.Space` (points are configuration dicts) both implement it.
+"""
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
-__all__ = ["Box"]
+__all__ = ["Box", "SearchSpace"]
 
 
-class Box:
-    """An axis-aligned box ``[lower, upper]`` in the user's units.
+class SearchSpace(ABC):
+    """A search space in the user's units, encoded into the unit cube ``[0, 1]^dim``.
+
+    A *point* is what the objective takes (a ``(d,)`` array for a :class:`Box`, a dict
+    for a :class:`~isoline.params.Space`); *points* are a batch of them as the space
+    returns batches (an ``(n, d)`` array, a list of dicts).
+    """
+
+    #: encoded dimension (columns of the unit cube the methods search)
+    dim: int
+
+    @property
+    @abstractmethod
+    def names(self) -> list[str]:
+        """The parameter names, in order."""
+
+    @property
+    def discrete(self) -> bool:
+        """Whether any parameter is an integer or a categorical."""
+        return False
+
+    @property
+    def rescaled(self) -> bool:
+        """Whether any real parameter is on a log or logit scale."""
+        return False
+
+    @property
+    def method_space(self) -> Any:
+        """The typed space a method rounds and searches by (``None``: reals in the plain
+        unit cube, which every method searches as it is)."""
+        return None
+
+    @abstractmethod
+    def from_unit(self, U: np.ndarray) -> Any:
+        """The points of ``(n, dim)`` unit-cube rows."""
+
+    @abstractmethod
+    def points(self, X: Any) -> Any:
+        """``X`` (one point or several) as checked points of this space.
+
+        Raises:
+            ValueError, TypeError: ``X`` is empty or a point is not in the space (the
+                message names it).
+        """
+
+    @abstractmethod
+    def unit(self, P: Any) -> np.ndarray:
+        """``(n, dim)`` unit-cube rows of checked :meth:`points`."""
+
+    @abstractmethod
+    def key(self, x: Any) -> bytes | str:
+        """A value that two points share exactly when they are equal."""
+
+    @abstractmethod
+    def copy_point(self, x: Any) -> Any:
+        """An independent copy of one point."""
+
+    @abstractmethod
+    def stored_points(self, xs: Sequence[Any], us: Sequence[Any]) -> Any:
+        """The points of stored trials (their ``x`` and ``u`` as a study stores them), as
+        the objective took them."""
+
+    @abstractmethod
+    def stored_unit(self, xs: Sequence[Any], us: Sequence[Any]) -> np.ndarray:
+        """``(n, dim)`` unit-cube rows of stored trials as the method proposed them (what
+        a replay must propose again)."""
+
+    @abstractmethod
+    def record(self, X: Any) -> Any:
+        """``X`` as a study records it (JSON-able)."""
+
+    @abstractmethod
+    def to_dict(self) -> dict[str, Any]:
+        """JSON description (stored with a study; a resumed study must match it)."""
+
+
+class Box(SearchSpace):
+    """An axis-aligned box ``[lower, upper]`` in the user's units: a :class:`SearchSpace`
+    of reals whose points are arrays.
 
     Methods work in ``[0, 1]^d``; :meth:`to_unit` and :meth:`from_unit` map between the two.
 
@@ -54,13 +139,14 @@ class Box:
             raise ValueError(f"names must have {lo.size} entries, got {len(names)}")
         if len(set(names)) != len(names):
             raise ValueError("names must be unique")
-        self.lower, self.upper, self.names = lo, hi, names
+        self.lower, self.upper, self._names = lo, hi, names
+        self.dim = int(lo.size)
         self.lower.setflags(write=False)
         self.upper.setflags(write=False)
 
     @property
-    def dim(self) -> int:
-        return int(self.lower.size)
+    def names(self) -> list[str]:
+        return list(self._names)
 
     @property
     def width(self) -> np.ndarray:
@@ -80,6 +166,50 @@ class Box:
         """``(...)`` booleans: which points lie inside the box."""
         X = self._check_points(X, "X")
         return np.all((X >= self.lower) & (X <= self.upper), axis=-1)
+
+    def points(self, X: Any) -> np.ndarray:
+        """``X`` as an ``(n, d)`` float array of finite points inside the box."""
+        try:
+            X = np.asarray(X, dtype=float)
+        except (TypeError, ValueError) as e:
+            raise TypeError(f"X must be an array of numbers: {e}") from None
+        if X.size == 0:
+            raise ValueError(f"need at least one point, got X of shape {X.shape}")
+        X = np.atleast_2d(X)
+        if X.ndim != 2 or X.shape[1] != self.dim:
+            raise ValueError(f"X must have shape (n, {self.dim}), got {X.shape}")
+        bad = np.flatnonzero(~np.all(np.isfinite(X), axis=1))
+        if bad.size:
+            raise ValueError(f"X row {int(bad[0])} is not finite: {X[bad[0]].tolist()}")
+        out = np.flatnonzero(~self.contains(X))
+        if out.size:
+            raise ValueError(
+                f"X row {int(out[0])} lies outside the search box: {X[out[0]].tolist()} "
+                f"(lower {self.lower.tolist()}, upper {self.upper.tolist()})"
+            )
+        return X
+
+    def unit(self, P: np.ndarray) -> np.ndarray:
+        """``(n, d)`` unit-cube rows of points inside the box."""
+        return np.clip(self.to_unit(P), 0.0, 1.0)
+
+    def key(self, x: Any) -> bytes:
+        return np.asarray(x, dtype=float).tobytes()
+
+    def copy_point(self, x: Any) -> np.ndarray:
+        return np.array(x, dtype=float)
+
+    def record(self, X: Any) -> Any:
+        return np.asarray(X, dtype=float).tolist()
+
+    def stored_points(self, xs: Sequence[Any], us: Sequence[Any]) -> np.ndarray:
+        """The stored points in user units, exactly as evaluated."""
+        return np.array(xs, dtype=float).reshape(-1, self.dim)
+
+    def stored_unit(self, xs: Sequence[Any], us: Sequence[Any]) -> np.ndarray:
+        """The stored points mapped into the unit cube (a store written before the unit
+        points were kept as proposed holds only the user-unit points reliably)."""
+        return (self.stored_points(xs, us) - self.lower) / self.width
 
     def _check_points(self, X: np.ndarray, name: str) -> np.ndarray:
         X = np.asarray(X, dtype=float)

@@ -4,6 +4,7 @@ Example (YAML)::
 
     name: demo                 # prefix of every study in the store
     budget: 30                 # evaluations per run
+    direction: minimize        # optional: or maximize (the report ranks minus the values)
     seeds: 3                   # or a list, e.g. [0, 1, 2]
     batch_size: 1
     timeout: 600               # optional: seconds per evaluation (a longer one fails)
@@ -27,6 +28,7 @@ from typing import Any
 
 import yaml
 
+from isoline.objective import Objective
 from isoline.validation import check_int, check_positive
 
 __all__ = [
@@ -63,6 +65,7 @@ class RunSpec:
     batch_size: int
     #: seconds an evaluation may run (``minimize(timeout=...)``), None: no limit
     timeout: float | None = None
+    direction: str = "minimize"
 
     @property
     def study(self) -> str:
@@ -79,6 +82,7 @@ class BenchConfig:
     problems: list[ProblemSpec]
     report: dict[str, Any] = field(default_factory=dict)
     timeout: float | None = None
+    direction: str = "minimize"
 
     def runs(self) -> list[RunSpec]:
         """Every run, problems outermost so that early results cover all methods."""
@@ -91,6 +95,7 @@ class BenchConfig:
                 p.budget or self.budget,
                 m.batch_size or self.batch_size,
                 self.timeout,
+                self.direction,
             )  # fmt: skip
             for p in self.problems
             for s in self.seeds
@@ -142,7 +147,8 @@ def _problem_subset(pattern: str, problems: list[ProblemSpec]) -> list[ProblemSp
     return chosen
 
 
-_TOP = {"name", "budget", "seeds", "batch_size", "methods", "problems", "report", "timeout"}
+_TOP = {"name", "budget", "direction", "seeds", "batch_size", "methods", "problems", "report",
+        "timeout"}  # fmt: skip
 
 
 class ConfigError(ValueError):
@@ -248,6 +254,7 @@ def parse_config(raw: Any, default_name: str = "bench", source: str = "config") 
     name = str(raw.get("name", default_name))
     if "/" in name:
         errors.append(f"name must not contain '/', got {name!r}")
+    direction = attempt("direction", Objective, raw.get("direction", "minimize"))
     timeout = raw.get("timeout")
     if timeout is not None:
         timeout = attempt("timeout", check_positive, timeout, "timeout")
@@ -263,6 +270,7 @@ def parse_config(raw: Any, default_name: str = "bench", source: str = "config") 
         problems=[p for p in problems if p is not None],
         report=dict(report) if isinstance(report, dict) else {},
         timeout=timeout,
+        direction="minimize" if direction is None else direction.direction,
     )
     if errors:
         from isoline.bench.runner import run_errors

@@ -12,6 +12,7 @@ import numpy as np
 
 from isoline.bench.config import BenchConfig, RunSpec
 from isoline.bench.plots import plot_convergence
+from isoline.objective import Objective
 from isoline.store import Store, Trial
 
 __all__ = ["RunData", "collect", "crash_lines", "version_lines", "write_report"]
@@ -86,13 +87,16 @@ def collect(cfg: BenchConfig, storage: str) -> list[RunData]:
             ends = [t.finished for t in trials if t.finished]
             wall = (max(ends) - min(rec.created, *starts)) if ends else 0.0
             values = np.array([_value(t) for t in trials])
+            maximized = Objective.from_dict(rec.attrs.get("objective")).maximize
+            if maximized:  # the report ranks and plots lower-is-better: minus the values
+                values = -values
             out.append(
                 RunData(
                     spec,
                     values,
                     wall,
                     sum(t.status == "failed" for t in trials),
-                    _optimum(spec, cache),
+                    None if maximized else _optimum(spec, cache),
                     _best_point(trials, values, rec.space),
                     _suggest_time(trials, rec.created, rec.attrs.get("resumed", [])),
                     None if rec.finished else _last_crash(rec.attrs),

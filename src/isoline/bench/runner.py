@@ -139,7 +139,7 @@ def run_errors(cfg: BenchConfig, positions: tuple[list[int], list[int]] | None =
 def run_one(spec: RunSpec, storage: str) -> RunSummary:
     """Run (or resume, or skip if finished) one study of a benchmark."""
     from isoline.auto import AUTO
-    from isoline.runs import minimize
+    from isoline.runs import optimize
 
     t0 = time.time()
     with Store(storage) as store:
@@ -156,9 +156,10 @@ def run_one(spec: RunSpec, storage: str) -> RunSummary:
     options = resolve_options(spec.method.options, problem)
     if spec.method.name == AUTO:
         options.setdefault("noisy", bool(problem.noise_std))
-    res = minimize(
+    res = optimize(
         ProblemObjective(problem),
         problem.space,
+        direction=spec.direction,
         method=spec.method.name,
         budget=spec.budget,
         seed=spec.seed,
