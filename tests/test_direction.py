@@ -119,7 +119,7 @@ def test_a_bad_direction_is_named_before_anything_runs(direction, error, text) -
         iso.optimize(peak, BOX, direction=direction, budget=3)
     with pytest.raises(error, match=text):
         iso.Optimizer(BOX, "random", direction=direction)
-    with pytest.raises(error, match=text):
+    with pytest.raises(ValueError, match=text):
         parse_config({"budget": 3, "methods": ["random"], "problems": ["ackley"],
                       "direction": direction})  # fmt: skip
 

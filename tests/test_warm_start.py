@@ -36,7 +36,7 @@ def test_points_without_values_are_evaluated_first() -> None:
 def test_y0_needs_x0_and_matching_lengths() -> None:
     with pytest.raises(ValueError, match="x0"):
         iso.minimize(_f, BOX, "random", budget=2, y0=[1.0])
-    with pytest.raises(ValueError, match="rows"):
+    with pytest.raises(ValueError, match="y has 2 values but 1 are needed"):
         iso.minimize(_f, BOX, "random", budget=2, x0=[[0.0, 0.0]], y0=[1.0, 2.0])
     with pytest.raises(ValueError, match="outside"):
         iso.minimize(_f, BOX, "random", budget=2, x0=[[5.0, 0.0]], y0=[1.0])

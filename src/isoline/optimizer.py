@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -12,6 +12,7 @@ from isoline.auto import AUTO, Choice, resolve
 from isoline.methods.registry import get_method, make_method
 from isoline.objective import Objective
 from isoline.parallel import as_real
+from isoline.params import Space
 from isoline.space import Box, SearchSpace
 from isoline.store import StudyRecord, Trial
 from isoline.validation import check_sequence
@@ -216,7 +217,7 @@ class Result:
     #: :meth:`best_so_far` are the best in
     direction: str = "minimize"
     #: the search space (``None`` for a Result built by hand)
-    space: SearchSpace | None = None
+    space: Box | Space | None = None
     #: the stored trials behind the evaluations (numbers, batches, start and end times)
     trials: list[Trial] = field(default_factory=list, repr=False)
     #: why the call that made this result ended (:func:`isoline.minimize`: its budget was
@@ -292,7 +293,7 @@ class Result:
             options=rec.options,
             choice=Choice.from_dict(rec.attrs["auto"]) if rec.attrs.get("auto") else None,
             direction=objective.direction,
-            space=space,
+            space=cast("Box | Space | None", space),  # the two SearchSpaces there are
             trials=done,
         )
 
