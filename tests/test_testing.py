@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import textwrap
@@ -54,7 +55,11 @@ def _run(tmp_path: Path, points: str, *select: str) -> subprocess.CompletedProce
 def test_external_method_passes(tmp_path: Path) -> None:
     out = _run(tmp_path, "np.clip(X, 0.0, 1.0)")
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-2000:]
-    assert "15 passed" in out.stdout
+    collected = _run(tmp_path, "np.clip(X, 0.0, 1.0)", "--collect-only")
+    n = re.search(r"(\d+) tests? collected", collected.stdout)
+    assert n is not None, collected.stdout[-2000:]
+    # every check the suite collects runs and passes: none skipped, none failed
+    assert f"{n.group(1)} passed" in out.stdout and "skipped" not in out.stdout
 
 
 def test_broken_method_fails_the_checks(tmp_path: Path) -> None:
