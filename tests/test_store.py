@@ -255,10 +255,10 @@ def test_copied_studies_keep_every_stored_field_and_existing_names_are_left_alon
     iso.minimize(sphere, box, "random", budget=3, seed=9, storage=dst, study="g")
     before = _rows(dst, "g")
     with Store(src, readonly=True) as source, Store(dst) as target:
-        copied, skipped = target.copy_studies(source)
-        assert (copied, skipped) == (["r"], ["g"])  # "cut" is unfinished
+        copied, skipped, refused = target.copy_studies(source)
+        assert (copied, skipped, refused) == (["r"], ["g"], [])  # "cut" is unfinished
         again = target.copy_studies(source)
-        assert again == ([], ["r", "g"])
+        assert again == ([], ["r", "g"], [])
     assert _rows(dst, "r") == _rows(src, "r")
     assert any(t[5] == "failed" and "right half" in t[6] for t in _rows(dst, "r")[1])
     assert _rows(dst, "g") == before
@@ -275,7 +275,7 @@ def test_unfinished_studies_are_copied_only_when_asked_and_resume_exactly(tmp_pa
             target.copy_studies(source, ["nope"])
         with pytest.raises(StoreError, match="into itself"):
             source.copy_studies(source)
-        assert target.copy_studies(source, ["cut"], unfinished=True) == (["cut"], [])
+        assert target.copy_studies(source, ["cut"], unfinished=True) == (["cut"], [], [])
     resumed = iso.minimize(sphere, box, "cma-es", budget=12, seed=2, storage=dst, study="cut")
     straight = iso.minimize(sphere, box, "cma-es", budget=12, seed=2)
     np.testing.assert_array_equal(resumed.x_iters, straight.x_iters)

@@ -282,3 +282,48 @@ def explain() -> list[tuple[str, str, str, str, str]]:
     """``(rule, when, method, reason, report)`` of every rule, in the order they are tried;
     ``report`` is the path of the rule's benchmark report, relative to the repository."""
     return [(r.name, r.when, r.method, r.reason, r.report) for r in RULES]
+
+
+def stored_choice(
+    study: str, method: Any, options: Any, choice: Any, budget: int | None, dim: int
+) -> tuple[str, dict[str, Any]]:
+    """The method and options of a choice stored with ``study``, checked before a resume
+    uses them: the store may have been edited, and a resume must not be made to run an
+    unknown method or to allocate without bound.
+
+    The choice must name the study's method, a registered one; every option must be one
+    of that method's; and every whole-number option (a population, a sample count) must
+    not exceed the largest of the study's budget, 100 per dimension and ten times the
+    method's default for it. The method's own checks of its options run when the
+    optimizer is made from them.
+
+    Raises:
+        StoreError: the stored choice fails one of these checks.
+    """
+    from isoline.methods.registry import get_method, option_defaults
+    from isoline.store_records import StoreError
+
+    def refuse(problem: str) -> StoreError:
+        return StoreError(f"study {study!r}: its stored auto choice is refused: {problem}")
+
+    if not (isinstance(choice, dict) and choice.get("method") == method):
+        raise refuse(f"it does not name the study's method {method!r}")
+    try:
+        get_method(method)
+        defaults = option_defaults(method)
+    except (TypeError, ValueError) as err:
+        raise refuse(str(err)) from None
+    if not isinstance(options, dict):
+        raise refuse(f"its options are {type(options).__name__}, not an object")
+    unknown = sorted(set(options) - set(defaults))
+    if unknown:
+        raise refuse(f"options {unknown} are not options of {method!r}")
+    for name, value in options.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            continue
+        default = defaults[name]
+        scale = default if isinstance(default, (int, float)) else 0
+        bound = max(budget or 0, 100 * dim, 10 * abs(scale))
+        if value == value and abs(value) > bound:  # NaN is left to the method's check
+            raise refuse(f"option {name}={value!r} exceeds {bound:g}")
+    return method, dict(options)

@@ -207,22 +207,44 @@ def _study_report(args: argparse.Namespace) -> int:
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
+    from contextlib import ExitStack
+
     from isoline.store import Store
 
-    with Store(args.target) as target:
-        for path in args.sources:
-            with Store(path, create=False, readonly=True) as source:
-                names = None
-                if args.prefix:
-                    names = [
-                        s.name for s in source.studies(args.prefix) if s.finished or args.unfinished
-                    ]
-                copied, skipped = target.copy_studies(source, names, unfinished=args.unfinished)
+    refused = 0
+    with ExitStack() as stack:
+        # every source opens (or the command fails) before anything is copied
+        sources = [
+            (path, stack.enter_context(Store(path, create=False, readonly=True)))
+            for path in args.sources
+        ]
+        target = stack.enter_context(Store(args.target))
+        for path, source in sources:
+            out = target.copy_studies(source, unfinished=args.unfinished, prefix=args.prefix)
             print(
-                f"{path}: copied {len(copied)} studies into {args.target}"
-                + (f"; {len(skipped)} already there, left as they are" if skipped else "")
+                f"{path}: copied {len(out.copied)} studies into {args.target}"
+                + (f"; {len(out.skipped)} already there, left as they are" if out.skipped else "")
+                + (f"; refused {len(out.refused)}" if out.refused else "")
             )
+            for name in out.copied:
+                print(f"  copied {_shown(name)}")
+            for name, reason in out.refused:
+                print(f"  refused {_shown(name)}: {_shown(reason)}")
+            refused += len(out.refused)
+    if refused:
+        print(
+            f"isoline merge: error: {refused} studies refused (malformed; nothing of them "
+            "was copied), the others copied",
+            file=sys.stderr,
+        )
+        return 1
     return 0
+
+
+def _shown(text: str) -> str:
+    """``text`` printable on any terminal (a stored name may hold invalid UTF-8 bytes,
+    read as surrogate escapes: they are shown as ``\\xNN``)."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def cmd_delete(args: argparse.Namespace) -> int:
@@ -239,20 +261,20 @@ def cmd_delete(args: argparse.Namespace) -> int:
     with Store(args.store, create=False, readonly=args.dry_run) as store:
         names = list(args.names)
         if pattern is not None:
-            names += [s.name for s in store.studies() if pattern.search(s.name)]
+            names += [n for n in store.study_names() if pattern.search(n)]
         if not names:
             print(f"no study of {args.store} matches {args.match!r}")
             return 0
         if args.dry_run:
-            missing = [n for n in names if store.get_study(n) is None]
+            missing = [n for n in names if store.study_id(n) is None]
             if missing:
-                raise StoreError(f"no study {missing[0]!r} in {args.store}")
+                raise StoreError(f"no study {_shown(missing[0])!r} in {args.store}")
         else:
             store.delete_studies(names)
     verb = "would delete" if args.dry_run else "deleted"
     print(f"{verb} {len(names)} studies of {args.store}:")
     for name in names:
-        print(f"  {name}")
+        print(f"  {_shown(name)}")
     return 0
 
 

@@ -26,7 +26,7 @@ from isoline.resume import (
     version,
 )
 from isoline.space import SearchSpace
-from isoline.store import Store, StudyRecord, Trial
+from isoline.store import Store, StoreError, StudyExists, StudyRecord, Trial
 
 __all__ = ["CALLBACK_STOP", "ObjectiveError", "Run"]
 
@@ -73,9 +73,15 @@ class Run:
             attrs["objective"] = s.objective.to_dict()
             if s.function is not None:
                 attrs["function"] = s.function
-            rec = store.create_study(name, s.method, s.seed, s.batch_size, s.options,
-                                     opt.space.to_dict(), s.budget, attrs)  # fmt: skip
-        else:
+            try:
+                rec = store.create_study(name, s.method, s.seed, s.batch_size, s.options,
+                                         opt.space.to_dict(), s.budget, attrs)  # fmt: skip
+            except StudyExists:  # another process created it since: go on as a resume
+                rec = store.get_study(name)
+                reopened = True
+        if rec is None:
+            raise StoreError(f"study {name!r} vanished while it was being opened")
+        if reopened:
             check_same_settings(rec, s, opt.space)
             check_objective(rec, s.function)
         lease = store.acquire(rec)

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from isoline.auto import AUTO
+from isoline.auto import AUTO, stored_choice
 from isoline.methods.registry import option_defaults, resolve_name
 from isoline.objective import Objective
 from isoline.optimizer import Optimizer, Result
@@ -26,7 +26,8 @@ from isoline.parallel import ProcessPool, check_picklable, make_executor, shutdo
 from isoline.resume import REPLAY_TOLERANCE, Settings, fingerprint, jsonable, stored_defaults
 from isoline.run_loop import ObjectiveError, Run
 from isoline.space import SearchSpace
-from isoline.store import Store
+from isoline.store import Store, StoreError
+from isoline.store_records import space_dim
 from isoline.validation import MAX_STORED_INT, check_int, check_positive, check_study_name
 
 __all__ = ["REPLAY_TOLERANCE", "ObjectiveError", "minimize", "optimize"]
@@ -163,8 +164,13 @@ def optimize(
     stored = _stored_choice(storage, study) if method == AUTO else None
     if stored is not None:  # a resume keeps what auto chose when the study was created
         method, options = stored
-    opt = Optimizer(space, method, seed, batch_size, n_init=n_init, init=init,
-                    direction=objective, budget=budget, **options)  # fmt: skip
+    try:
+        opt = Optimizer(space, method, seed, batch_size, n_init=n_init, init=init,
+                        direction=objective, budget=budget, **options)  # fmt: skip
+    except (TypeError, ValueError) as err:
+        if stored is None:
+            raise
+        raise StoreError(f"study {study!r}: its stored auto choice is refused: {err}") from None
     method = opt.method_name
     stored_options = dict(opt.options, n_init=n_init, init=init)
     if x0 is not None:
@@ -276,7 +282,9 @@ def _stored_choice(
     # and the chosen method's defaults then, where they have changed since
     now = jsonable(option_defaults(rec.method))
     moved = {k: v for k, v in stored_defaults(rec).items() if k in now and now[k] != v}
-    return rec.method, {**{k: v for k, v in moved.items() if k not in common}, **options}
+    options = {**{k: v for k, v in moved.items() if k not in common}, **options}
+    dim = space_dim(rec.space)
+    return stored_choice(rec.name, rec.method, options, rec.attrs["auto"], rec.budget, dim)
 
 
 class _Terminated(BaseException):

@@ -12,77 +12,65 @@ and the resumed trajectory is the uninterrupted one in any process. The replay p
 recorded per study (:data:`RESUME_FORMATS`); a study written with an unknown one is refused.
 
 A study is run by one owner at a time: :meth:`Store.acquire` takes its *lease*
-(:mod:`isoline.leases`). The tables and version numbers are in :mod:`isoline.store_schema`.
+(:mod:`isoline.leases`). The tables and version numbers are in :mod:`isoline.store_schema`;
+creating, migrating and locking the file in :mod:`isoline.store_file`; reading, with every
+row checked against the schema, in :mod:`isoline.store_read` and
+:mod:`isoline.store_records`.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from isoline.leases import LEASE_GRACE, UNLOCK_WATCH, Lease, LeaseBook, LeaseError
-from isoline.store_schema import (
-    FORMAT,
-    LEASES_TABLE,
-    RESUME_FORMATS,
-    TABLES,
-    VERSION,
-    statements,
+from isoline.store_file import (
+    Transaction,
+    check_columns,
+    check_path,
+    create,
+    drop_and_create,
+    migrate,
+    retry_busy,
+    tables,
+    use_wal,
 )
+from isoline.store_read import OPTIONAL_STUDY_COLUMNS, STUDY_COLUMNS, TRIAL_COLUMNS, StoreReader
+from isoline.store_records import StoreError, StudyRecord, Trial, decode_text, dumps
+from isoline.store_schema import FORMAT, RESUME_FORMATS, VERSION
 
-__all__ = ["Lease", "Store", "StoreError", "StudyRecord", "Trial", "RESUME_FORMATS"]
-
-
-class StoreError(RuntimeError):
-    """The file is not a usable isoline store, or a study cannot be run as asked."""
-
-
-@dataclass(frozen=True)
-class StudyRecord:
-    study_id: int
-    name: str
-    method: str
-    seed: int
-    batch_size: int
-    options: dict[str, Any]
-    space: dict[str, Any]
-    budget: int | None
-    attrs: dict[str, Any]
-    created: float
-    state_batch: int
-    finished: bool
-    resume_format: str = RESUME_FORMATS[0]
+__all__ = [
+    "Copied",
+    "Lease",
+    "Store",
+    "StoreError",
+    "StudyExists",
+    "StudyRecord",
+    "Trial",
+    "RESUME_FORMATS",
+]
 
 
-@dataclass(frozen=True)
-class Trial:
-    number: int
-    batch: int
-    x: Any
-    u: np.ndarray
-    y: float | None
-    status: str
-    error: str | None
-    info: dict[str, Any] | None
-    started: float | None
-    finished: float | None
-    attempts: int = 0
-
-    @property
-    def duration(self) -> float | None:
-        if self.started is None or self.finished is None:
-            return None
-        return self.finished - self.started
+class StudyExists(StoreError):
+    """:meth:`Store.create_study` found a study of that name."""
 
 
-class Store:
+class Copied(NamedTuple):
+    """What :meth:`Store.copy_studies` did, study by study."""
+
+    copied: list[str]
+    #: studies the target already holds, left as they are there
+    skipped: list[str]
+    #: ``(name, reason)`` of each study not copied because it is malformed
+    refused: list[tuple[str, str]]
+
+
+class Store(StoreReader):
     """An isoline SQLite file (``":memory:"`` for a throw-away store).
 
     Args:
@@ -118,108 +106,75 @@ class Store:
         self.readonly = bool(readonly)
         memory = self.path == ":memory:"
         if not memory:
-            _check_path(self.path, create and not readonly)
+            check_path(self.path, create and not readonly)
         uri = f"file:{self.path}?mode=ro" if readonly and not memory else self.path
         try:
             self.conn = sqlite3.connect(
                 uri, timeout=timeout, isolation_level=None, uri=readonly and not memory,
                 check_same_thread=False,
             )  # fmt: skip
+            self.conn.text_factory = decode_text
             self.conn.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
-            tables = _tables(self.conn)
+            found = retry_busy(lambda: tables(self.conn), self.timeout)
         except sqlite3.DatabaseError as e:
             raise StoreError(f"{self.path} is not a SQLite database: {e}") from None
         #: the ownership leases of this store's studies
         self.leases = LeaseBook(self.conn, self.path, self.timeout, self.lease_grace, self._tx)
         try:
-            self._open(tables, memory)
+            self._open(found, memory)
+            #: the columns of the studies and trials tables in this file
+            self._present = check_columns(self.conn, self.path, self.version)
+            self._columns = {
+                "studies": [*STUDY_COLUMNS, *(c for c in OPTIONAL_STUDY_COLUMNS
+                                              if c in self._present["studies"])],
+                "trials": list(TRIAL_COLUMNS),
+            }  # fmt: skip
+        except sqlite3.DatabaseError as e:
+            self.conn.close()
+            raise StoreError(f"{self.path} cannot be opened as an isoline store: {e}") from None
         except BaseException:
             self.conn.close()
             raise
 
-    def _open(self, tables: set[str], memory: bool) -> None:
+    def _open(self, found: set[str], memory: bool) -> None:
         self.version = VERSION
-        if not tables:
+        if not found:
             if self.readonly:
                 raise StoreError(f"{self.path} is an empty file, not an isoline store")
-            self._create(memory)
+            create(self.conn, memory, self.timeout)
             return
-        if "meta" not in tables:
+        if "meta" not in found:
             raise StoreError(
                 f"{self.path} is a SQLite database that isoline did not create "
-                f"(tables {sorted(tables)}); refusing to write to it"
+                f"(tables {sorted(found)}); refusing to write to it"
             )
         fmt = dict(self.conn.execute("SELECT key, value FROM meta").fetchall())
-        if not fmt and tables <= {"meta", "studies", "trials", "leases"} and not self.readonly:
+        if not fmt and found <= {"meta", "studies", "trials", "leases"} and not self.readonly:
             # an interrupted creation by an isoline older than atomic creation
-            self._drop_and_create(tables)
+            drop_and_create(self.conn, self.path, found, self.timeout)
             return
         if fmt.get("format") != FORMAT:
-            raise StoreError(f"{self.path} is not an isoline store (meta {fmt})")
-        version = int(fmt.get("version", -1))
-        if version > VERSION:
+            raise StoreError(f"{self.path} is not an isoline store (meta {fmt!a})")
+        version = fmt.get("version")
+        if not (isinstance(version, str) and version.isdigit() and len(version) < 6):
+            raise StoreError(f"{self.path} has a malformed store version {version!a}")
+        if int(version) > VERSION:
             raise StoreError(
                 f"{self.path} has store version {version}; this isoline reads <= {VERSION}: "
                 "upgrade isoline to open it"
             )
-        if version < VERSION and not self.readonly:
-            self._migrate(version)
-            version = VERSION
-        self.version = version
-
-    def _create(self, memory: bool) -> None:
-        if not memory:
-            self.conn.execute("PRAGMA journal_mode = WAL")
-        with self._tx():
-            if _tables(self.conn):  # another process created it meanwhile
-                return
-            for statement in statements(TABLES):
-                self.conn.execute(statement)
-            self.conn.execute(
-                "INSERT INTO meta VALUES ('format', ?), ('version', ?)", (FORMAT, str(VERSION))
-            )
-
-    def _drop_and_create(self, tables: set[str]) -> None:
-        with self._tx():
-            for t in tables:
-                (n,) = self.conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()
-                if n:
-                    raise StoreError(
-                        f"{self.path} has isoline tables but no format record; refusing to touch it"
-                    )
-            for t in tables:
-                self.conn.execute(f"DROP TABLE {t}")
-        self._create(False)
-
-    def _migrate(self, version: int) -> None:
-        """Version 1 -> 2: drop the pickled method states (never read), add the attempts
-        column, the resume format and the leases table."""
-        if version != 1:
-            raise StoreError(f"{self.path} has unknown store version {version}")
-        with self._tx():
-            (now,) = self.conn.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
-            if int(now) >= VERSION:  # migrated by another process meanwhile
-                return
-            self.conn.execute("ALTER TABLE studies DROP COLUMN state")
-            self.conn.execute(
-                "ALTER TABLE studies ADD COLUMN resume_format TEXT NOT NULL DEFAULT 'replay-1'"
-            )
-            self.conn.execute("ALTER TABLE trials ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0")
-            self.conn.execute(
-                "UPDATE trials SET attempts = 1 WHERE status != 'pending' OR started IS NOT NULL"
-            )
-            self.conn.execute(LEASES_TABLE)
-            self.conn.execute("UPDATE meta SET value = ? WHERE key = 'version'", (str(VERSION),))
-
-    def _v2(self, column: str, v1_value: str) -> str:
-        """``column``, or the value a version-1 file (read without migration) implies."""
-        return column if self.version >= 2 else v1_value
+        self.version = int(version)
+        if self.version < VERSION and not self.readonly:
+            migrate(self.conn, self.path, self.version)
+            self.version = VERSION
+        if not (self.readonly or memory):
+            use_wal(self.conn, self.timeout)
 
     # -- transactions ------------------------------------------------------------------
-    def _tx(self) -> _Transaction:
+    def _tx(self) -> Transaction:
         if self.readonly:
             raise StoreError(f"{self.path} is open read-only")
-        return _Transaction(self.conn)
+        return Transaction(self.conn)
 
     def close(self) -> None:
         self.leases.release_all()
@@ -243,47 +198,24 @@ class Store:
         budget: int | None,
         attrs: dict[str, Any] | None = None,
     ) -> StudyRecord:
+        """Create a study and return its record.
+
+        Raises:
+            StudyExists: a study of that name exists (another process may have created
+                it since this one looked); nothing is written then.
+        """
         with self._tx():
+            if self.study_id(name) is not None:
+                raise StudyExists(f"study {name!r} already exists in {self.path}")
             self.conn.execute(
                 "INSERT INTO studies (name, method, seed, batch_size, options, space, budget,"
                 " attrs, created, resume_format) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    name,
-                    method,
-                    seed,
-                    batch_size,
-                    _dumps(options),
-                    _dumps(space),
-                    budget,
-                    _dumps(attrs or {}),
-                    time.time(),
-                    RESUME_FORMATS[0],
-                ),
-            )
+                (name, method, seed, batch_size, dumps(options), dumps(space), budget,
+                 dumps(attrs or {}), time.time(), RESUME_FORMATS[0]),
+            )  # fmt: skip
         study = self.get_study(name)
         assert study is not None
         return study
-
-    def get_study(self, name: str) -> StudyRecord | None:
-        row = self.conn.execute(
-            "SELECT study_id, name, method, seed, batch_size, options, space, budget, attrs,"
-            f" created, state_batch, finished, {self._v2('resume_format', repr(RESUME_FORMATS[0]))}"
-            " FROM studies WHERE name = ?",
-            (name,),
-        ).fetchone()
-        if row is None:
-            return None
-        return StudyRecord(
-            row[0], row[1], row[2], row[3], row[4], json.loads(row[5]), json.loads(row[6]),
-            row[7], json.loads(row[8]), row[9], row[10], bool(row[11]), row[12],
-        )  # fmt: skip
-
-    def studies(self, prefix: str = "") -> list[StudyRecord]:
-        names = self.conn.execute(
-            "SELECT name FROM studies WHERE substr(name, 1, ?) = ? ORDER BY study_id",
-            (len(prefix), prefix),
-        ).fetchall()
-        return [s for (n,) in names if (s := self.get_study(n)) is not None]
 
     def set_budget(self, study: StudyRecord, budget: int) -> None:
         with self._tx():
@@ -308,13 +240,10 @@ class Store:
     def _append_attr(self, study: StudyRecord, key: str, value: Any) -> None:
         with self._tx():
             self._check_owner(study)
-            (raw,) = self.conn.execute(
-                "SELECT attrs FROM studies WHERE study_id = ?", (study.study_id,)
-            ).fetchone()
-            attrs = json.loads(raw)
+            attrs = self._study(study.study_id).attrs
             attrs[key] = [*attrs.get(key, []), value]
             self.conn.execute(
-                "UPDATE studies SET attrs = ? WHERE study_id = ?", (_dumps(attrs), study.study_id)
+                "UPDATE studies SET attrs = ? WHERE study_id = ?", (dumps(attrs), study.study_id)
             )
 
     def mark_finished(self, study: StudyRecord) -> None:
@@ -325,13 +254,21 @@ class Store:
             )
 
     def copy_studies(
-        self, source: Store, names: Iterable[str] | None = None, *, unfinished: bool = False
-    ) -> tuple[list[str], list[str]]:
-        """Copy studies, with every trial as stored, from ``source`` into this store.
+        self,
+        source: StoreReader,
+        names: Iterable[str] | None = None,
+        *,
+        unfinished: bool = False,
+        prefix: str = "",
+    ) -> Copied:
+        """Copy studies, with every trial, from ``source`` into this store.
 
         Merges the stores of runs made elsewhere (another machine, a kept snapshot) into
         one: a copied study reports and resumes here as it would have there. Each study is
-        copied in one transaction; its leases are not copied.
+        checked in full first (:mod:`isoline.store_records`); a malformed one is refused
+        and the others are still copied. What is written is the checked content, each
+        study with all its trials in one transaction (all of it or nothing); its leases
+        are not copied.
 
         Args:
             source: the store to read (it is not written).
@@ -339,51 +276,62 @@ class Store:
                 (and every unfinished one with ``unfinished``).
             unfinished: also copy studies that have not reached their budget; they resume
                 here by replay like any stored study.
+            prefix: with ``names=None``, only the studies whose name starts with it.
 
         Returns:
-            ``(copied, skipped)``: the names copied, and the names this store already
-            holds (left as they are here).
+            :class:`Copied`: the names copied, the names this store already holds (left
+            as they are here), and ``(name, reason)`` of each study refused.
 
         Raises:
             StoreError: a named study is not in ``source``, or is unfinished and
-                ``unfinished`` is False.
+                ``unfinished`` is False (nothing is copied then).
         """
         if source.path != ":memory:" and os.path.abspath(source.path) == os.path.abspath(self.path):
             raise StoreError(f"cannot copy studies from {self.path} into itself")
-        if names is None:
-            wanted = [s for s in source.studies() if s.finished or unfinished]
-        else:
-            wanted = []
+        if names is not None:
+            names = list(dict.fromkeys(names))
             for name in names:
-                study = source.get_study(name)
-                if study is None:
+                if source.study_id(name) is None:
                     raise StoreError(f"no study {name!r} in {source.path}")
+        out = Copied([], [], [])
+        for name in source.study_names(prefix) if names is None else names:
+            try:
+                study = source.get_study(name)
+                assert study is not None
                 if not (study.finished or unfinished):
+                    if names is None:
+                        continue
                     raise StoreError(
                         f"study {name!r} in {source.path} is unfinished; pass unfinished=True "
                         "to copy it anyway"
                     )
-                wanted.append(study)
-        copied, skipped = [], []
-        for study in wanted:
-            with self._tx():
-                if self.conn.execute(
-                    "SELECT 1 FROM studies WHERE name = ?", (study.name,)
-                ).fetchone():
-                    skipped.append(study.name)
-                    continue
-                self._copy_study(source, study)
-            copied.append(study.name)
-        return copied, skipped
+                trials = source.trials(study)
+            except StoreError as err:
+                if names is not None and "unfinished" in str(err):
+                    raise
+                out.refused.append((name, str(err)))
+                continue
+            try:
+                with self._tx():
+                    if self.study_id(name) is not None:
+                        out.skipped.append(name)
+                        continue
+                    self._insert_study(study, trials)
+            except sqlite3.IntegrityError as err:
+                out.refused.append((name, f"{source.path}: study {name!r} cannot be stored: {err}"))
+                continue
+            out.copied.append(name)
+        return out
 
     def delete_studies(self, names: Iterable[str]) -> list[str]:
         """Delete studies, with their trials and leases, in one transaction.
 
         For a run to be made again from scratch (a changed method, a corrected problem):
-        the next run under the same name starts a new study instead of resuming.
+        the next run under the same name starts a new study instead of resuming. Only
+        the names are read, so a study whose record is malformed can be deleted too.
 
         Args:
-            names: the studies to delete.
+            names: the studies to delete (as :meth:`study_names` gives them).
 
         Returns:
             The names deleted, in the order given.
@@ -396,44 +344,40 @@ class Store:
         with self._tx():
             ids = []
             for name in names:
-                row = self.conn.execute(
-                    "SELECT study_id FROM studies WHERE name = ?", (name,)
-                ).fetchone()
-                if row is None:
+                study_id = self.study_id(name)
+                if study_id is None:
                     raise StoreError(f"no study {name!r} in {self.path}")
-                holder = self.leases.inspect(row[0])
+                holder = self.leases.inspect(study_id)
                 if holder is not None and not holder.stale(self.lease_grace):
                     what, advice = self.leases.explain(holder, name)
                     raise StoreError(f"{what}; stop that run before deleting the study. {advice}")
-                ids.append((row[0],))
+                ids.append((study_id,))
             for table in ("trials", "leases", "studies"):
                 self.conn.executemany(f"DELETE FROM {table} WHERE study_id = ?", ids)
         return names
 
-    def _copy_study(self, source: Store, study: StudyRecord) -> None:
-        """Inside a write transaction: insert ``study`` of ``source`` and its trials."""
-        row = source.conn.execute(
-            "SELECT name, method, seed, batch_size, options, space, budget, attrs, created,"
-            f" state_batch, finished, {source._v2('resume_format', repr(RESUME_FORMATS[0]))}"
-            " FROM studies WHERE study_id = ?",
-            (study.study_id,),
-        ).fetchone()
+    def _insert_study(self, study: StudyRecord, trials: list[Trial]) -> None:
+        """Inside a write transaction: insert a checked ``study`` and its ``trials``."""
+        extra = [c for c in OPTIONAL_STUDY_COLUMNS if c in self._present["studies"]]
         cursor = self.conn.execute(
             "INSERT INTO studies (name, method, seed, batch_size, options, space, budget,"
-            " attrs, created, state_batch, finished, resume_format)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            row,
-        )
-        trials = source.conn.execute(
-            "SELECT number, batch, x, u, y, status, error, info, started, finished,"
-            f" {source._v2('attempts', '0')} FROM trials WHERE study_id = ? ORDER BY number",
-            (study.study_id,),
-        ).fetchall()
+            f" attrs, created, state_batch, finished, resume_format{''.join(', ' + c for c in extra)})"
+            f" VALUES ({', '.join('?' * (12 + len(extra)))})",
+            (study.name, study.method, study.seed, study.batch_size, dumps(study.options),
+             dumps(study.space), study.budget, dumps(study.attrs), study.created,
+             study.state_batch, int(study.finished), study.resume_format,
+             *(getattr(study, c) for c in extra)),
+        )  # fmt: skip
         self.conn.executemany(
             "INSERT INTO trials (study_id, number, batch, x, u, y, status, error, info,"
             " started, finished, attempts) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [(cursor.lastrowid, *t) for t in trials],
-        )
+            [
+                (cursor.lastrowid, t.number, t.batch, dumps(t.x), dumps(t.u), t.y, t.status,
+                 t.error, None if t.info is None else dumps(t.info), t.started, t.finished,
+                 t.attempts)
+                for t in trials
+            ],
+        )  # fmt: skip
 
     # -- ownership ---------------------------------------------------------------------
     def acquire(self, study: StudyRecord) -> Lease:
@@ -456,11 +400,11 @@ class Store:
             StoreError: no such study, or its holder is alive and heartbeating (and not
                 ``force``).
         """
-        study = self.get_study(name)
-        if study is None:
+        study_id = self.study_id(name)
+        if study_id is None:
             raise StoreError(f"no study {name!r} in {self.path}")
         try:
-            return self.leases.unlock(study.study_id, study.name, force=force, watch=watch)
+            return self.leases.unlock(study_id, name, force=force, watch=watch)
         except LeaseError as err:
             raise StoreError(str(err)) from err
 
@@ -502,7 +446,7 @@ class Store:
                 "INSERT INTO trials (study_id, number, batch, x, u, status) "
                 "VALUES (?, ?, ?, ?, ?, 'pending')",
                 [
-                    (study.study_id, n, batch, _dumps(x), _dumps(np.asarray(u).tolist()))
+                    (study.study_id, n, batch, dumps(x), dumps(np.asarray(u).tolist()))
                     for n, x, u in zip(numbers, X, U)
                 ],
             )
@@ -542,7 +486,7 @@ class Store:
                     y,
                     status,
                     error,
-                    None if info is None else _dumps(info),
+                    None if info is None else dumps(info),
                     started,
                     finished,
                     study.study_id,
@@ -550,78 +494,3 @@ class Store:
                 ),
             )
             self.leases.renew(study.study_id)
-
-    def trials(self, study: StudyRecord) -> list[Trial]:
-        rows = self.conn.execute(
-            "SELECT number, batch, x, u, y, status, error, info, started, finished,"
-            f" {self._v2('attempts', '0')} FROM trials WHERE study_id = ? ORDER BY number",
-            (study.study_id,),
-        ).fetchall()
-        return [
-            Trial(
-                r[0],
-                r[1],
-                _loads_x(r[2]),
-                np.array(json.loads(r[3]), dtype=float),
-                r[4],
-                r[5],
-                r[6],
-                None if r[7] is None else json.loads(r[7]),
-                r[8],
-                r[9],
-                r[10],
-            )  # fmt: skip
-            for r in rows
-        ]
-
-
-class _Transaction:
-    def __init__(self, conn: sqlite3.Connection) -> None:
-        self.conn = conn
-
-    def __enter__(self) -> None:
-        self.conn.execute("BEGIN IMMEDIATE")
-
-    def __exit__(self, exc_type: object, *rest: object) -> None:
-        self.conn.execute("ROLLBACK" if exc_type else "COMMIT")
-
-
-def _tables(conn: sqlite3.Connection) -> set[str]:
-    return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-
-
-def _check_path(path: str, create: bool) -> None:
-    if os.path.isdir(path):
-        raise StoreError(
-            f"storage {path!r} is a directory; give a file path such as {path}/runs.db"
-        )
-    if os.path.exists(path):
-        with open(path, "rb") as fh:
-            head = fh.read(16)
-        if head and head != b"SQLite format 3\x00":
-            raise StoreError(
-                f"{path} exists and is not a SQLite database; refusing to overwrite it"
-            )
-        return
-    if not create:
-        raise StoreError(f"no store at {path!r} (no such file)")
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder):
-        raise StoreError(f"cannot create store {path!r}: directory {folder!r} does not exist")
-
-
-def _dumps(obj: Any) -> str:
-    return json.dumps(obj, default=_json_default, allow_nan=True)
-
-
-def _loads_x(text: str) -> Any:
-    x = json.loads(text)
-    return np.array(x, dtype=float) if isinstance(x, list) else x
-
-
-def _json_default(o: Any) -> Any:
-    if isinstance(o, np.ndarray):
-        return o.tolist()
-    if isinstance(o, np.generic):
-        return o.item()
-    return repr(o)

@@ -1,0 +1,219 @@
+"""Malformed-store benchmark: random malformed values written into every column of a real
+store, then resume, report, merge and delete, which must end cleanly.
+
+A short real run (random search, 3 evaluations, d = 2) makes the store. Each Hypothesis
+example copies it, writes one malformed value (wrong types, huge or non-finite numbers,
+deeply nested or non-JSON text, BLOBs, invalid UTF-8 text, a status outside the allowed
+set) into one column of one row of ``meta``, ``studies`` or ``trials`` (CHECK
+constraints off, as an editor could), and runs the four operations:
+
+- resume: ``isoline.minimize`` on the study, one evaluation more;
+- report: the study read back as a ``Result`` (``Store.get_study``, ``Store.trials``);
+- merge: ``isoline merge TARGET STORE``;
+- delete: ``isoline delete STORE --match .``.
+
+Each API operation must succeed or raise ``StoreError``; each CLI command must exit 0,
+or 1 or 2 with an ``isoline X: error:`` line. Any other exception is a failure (the
+first one stops the run with its example). The counts by outcome are printed as JSON.
+
+    nice -n 10 .venv/bin/python benchmarks/reliability/store_fuzz.py --examples 10000
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import contextlib
+import io
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from typing import Any
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import isoline as iso
+from isoline.cli import main as cli
+from isoline.optimizer import Result
+from isoline.store import Store, StoreError
+
+BOX = iso.Box([-1.0, -1.0], [1.0, 1.0])
+#: every column a malformed value is written into (table, column, row selector)
+COLUMNS = [
+    *(("meta", "value", f"key = '{k}'") for k in ("format", "version")),
+    *(
+        ("studies", c, "name = 's'")
+        for c in ("name", "method", "seed", "batch_size", "options", "space", "budget",
+                  "attrs", "created", "state_batch", "finished", "resume_format")
+    ),
+    *(
+        ("trials", c, "number = 1")
+        for c in ("number", "batch", "x", "u", "y", "status", "error", "info", "started",
+                  "finished", "attempts")
+    ),
+]  # fmt: skip
+#: crafted values a random one rarely hits: deep nesting, wrong shapes, statuses, huge text
+SPECIAL = [
+    "[" * 100 + "]" * 100,
+    "[" * 100_000 + "]" * 100_000,
+    '{"a": ' * 100 + "1" + "}" * 100,
+    "{}", "[]", "[1]", "[0.5, 0.5, 0.5]", '{"lower": [0], "upper": [1]}', '{"params": 1}',
+    '"text"', "NaN", "1e999", "-1", "pending", "ok", "failed", "evil", "replay-2",
+    "isoline-store", "99", "x" * 17_000_000,
+]  # fmt: skip
+VALUES = st.one_of(
+    st.none(),
+    st.integers(-(2**63), 2**63 - 1),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=30),
+    st.binary(max_size=30),
+    st.sampled_from(SPECIAL),
+)
+
+
+def sphere(x: np.ndarray) -> float:
+    return float(np.sum(np.asarray(x) ** 2))
+
+
+def make_store(folder: str) -> str:
+    """A real store: study ``s`` of 3 random-search evaluations."""
+    path = os.path.join(folder, "pristine.db")
+    iso.minimize(sphere, BOX, "random", budget=3, seed=1, storage=path, study="s",
+                 progress=False)  # fmt: skip
+    return path
+
+
+def craft(
+    pristine: str, folder: str, where: tuple[str, str, str], value: Any, as_text: bool
+) -> str | None:
+    """A copy of ``pristine`` with ``value`` written into one column (a BLOB cast to TEXT
+    with ``as_text``: text of invalid UTF-8), or None if SQLite refuses the value."""
+    path = os.path.join(folder, "crafted.db")
+    for suffix in ("", "-wal", "-shm"):
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(path + suffix)
+    shutil.copyfile(pristine, path)
+    table, column, row = where
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        conn.execute("PRAGMA ignore_check_constraints = ON")
+        slot = "CAST(? AS TEXT)" if as_text and isinstance(value, bytes) else "?"
+        conn.execute(f"UPDATE {table} SET {column} = {slot} WHERE {row}", (value,))
+    except (sqlite3.DatabaseError, OverflowError, UnicodeEncodeError):
+        return None
+    finally:
+        conn.close()
+    return path
+
+
+def _api(op: str, fn: Any) -> str:
+    try:
+        fn()
+    except StoreError:
+        return f"{op}: StoreError"
+    return f"{op}: ok"
+
+
+def _cli(op: str, argv: list[str]) -> str:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = cli(argv)
+    if code != 0:
+        assert code in (1, 2), f"isoline {op} exited {code}"
+        assert f"isoline {op}: error:" in err.getvalue(), err.getvalue()
+    return f"{op}: exit {code}"
+
+
+def operations(path: str, folder: str) -> list[str]:
+    """Resume, report, merge and delete on ``path``; the outcome of each. A raw
+    exception propagates (the benchmark's failure)."""
+
+    def report() -> None:
+        with Store(path, create=False, readonly=True) as store:
+            rec = store.get_study("s")
+            if rec is not None:
+                Result.from_trials(rec, store.trials(rec), store.path)
+
+    target = os.path.join(folder, "target.db")
+    for suffix in ("", "-wal", "-shm"):
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(target + suffix)
+    return [
+        _api("report", report),
+        _cli("merge", ["merge", target, path]),
+        _api("resume", lambda: iso.minimize(sphere, BOX, "random", budget=4, seed=1,
+                                            storage=path, study="s", progress=False)),
+        _cli("delete", ["delete", path, "--match", "."]),
+    ]  # fmt: skip
+
+
+def run(
+    examples: int,
+    counts: collections.Counter[str],
+    folder: str,
+    seed: int | None = None,
+    every: Any = None,
+) -> None:
+    """Run ``examples`` Hypothesis examples, counting outcomes into ``counts`` (and
+    calling ``every()`` after each 100th example)."""
+    pristine = make_store(folder)
+
+    @settings(max_examples=examples, deadline=None, database=None, derandomize=seed is not None,
+              suppress_health_check=list(HealthCheck))  # fmt: skip
+    @given(where=st.sampled_from(COLUMNS), value=VALUES, as_text=st.booleans())
+    def prop(where: tuple[str, str, str], value: Any, as_text: bool) -> None:
+        counts["examples"] += 1
+        path = craft(pristine, folder, where, value, as_text)
+        if path is None:
+            counts["value refused by SQLite"] += 1
+            return
+        counts["stores crafted"] += 1
+        for outcome in operations(path, folder):
+            counts[outcome] += 1
+        if every is not None and counts["examples"] % 100 == 0:
+            every()
+
+    prop()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--examples", type=int, default=10_000)
+    parser.add_argument("--out", help="write the result JSON here too")
+    args = parser.parse_args()
+    counts: collections.Counter[str] = collections.Counter()
+    start = time.time()
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                            text=True, check=False).stdout.strip()  # fmt: skip
+
+    def write(done: bool = False) -> None:
+        result = {
+            "command": " ".join(["python", *sys.argv]),
+            "commit": commit,
+            "examples asked": args.examples,
+            "finished": done,
+            "raw exceptions": 0,  # a raw exception stops the run: its traceback is the output
+            "outcomes": dict(sorted(counts.items())),
+            "seconds": round(time.time() - start),
+        }
+        text = json.dumps(result, indent=1)
+        if done:
+            print(text)
+        if args.out:
+            with open(args.out, "w") as fh:
+                fh.write(text + "\n")
+
+    with tempfile.TemporaryDirectory(prefix="isoline-fuzz-") as folder:
+        run(args.examples, counts, folder, every=write)
+    write(done=True)
+
+
+if __name__ == "__main__":
+    main()
