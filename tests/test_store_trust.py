@@ -1,0 +1,178 @@
+"""A store from elsewhere is not trusted: malformed content ends in StoreError or a clean
+CLI error; two processes creating one new store or study do not collide."""
+
+from __future__ import annotations
+
+import collections
+import importlib.util
+import json
+import multiprocessing as mp
+import os
+import sqlite3
+import threading
+from pathlib import Path
+from types import ModuleType
+
+import numpy as np
+import pytest
+
+import isoline as iso
+from isoline.cli import main
+from isoline.store import Store, StoreError
+
+ROOT = Path(__file__).resolve().parents[1]
+BOX = iso.Box([-1.0, -1.0], [1.0, 1.0])
+
+
+def _load(name: str) -> ModuleType:
+    path = ROOT / "benchmarks" / "reliability" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"reliability_{name}", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def sphere(x: np.ndarray) -> float:
+    return float(np.sum(np.asarray(x) ** 2))
+
+
+def _edit(db: str, sql: str, *params: object) -> None:
+    conn = sqlite3.connect(db, isolation_level=None)
+    conn.execute("PRAGMA ignore_check_constraints = ON")
+    conn.execute(sql, params)
+    conn.close()
+
+
+def test_random_malformed_values_in_every_column_end_in_store_errors(tmp_path) -> None:
+    """Hypothesis writes malformed values into every column of a real store; resume,
+    report, merge and delete end cleanly (the benchmark runs 10,000 such examples)."""
+    fuzz = _load("store_fuzz")
+    counts: collections.Counter[str] = collections.Counter()
+    fuzz.run(12, counts, str(tmp_path), seed=0)
+    assert counts["stores crafted"] > 0
+    assert counts["resume: StoreError"] > 0  # malformed values were found and refused
+
+
+@pytest.mark.parametrize(
+    "column, value",
+    [
+        ("options", "[" * 100_000 + "]" * 100_000),
+        ("options", '{"a": ' * 100 + "1" + "}" * 100),
+        ("budget", "lots"),
+        ("space", '{"params": 1}'),
+    ],
+)
+def test_a_malformed_study_field_is_a_store_error_naming_it(tmp_path, column, value) -> None:
+    db = str(tmp_path / "s.db")
+    iso.minimize(sphere, BOX, "random", budget=3, seed=1, storage=db, study="s")
+    _edit(db, f"UPDATE studies SET {column} = ?", value)
+    with pytest.raises(StoreError, match=f"study 's', field '{column}'"):
+        iso.minimize(sphere, BOX, "random", budget=4, seed=1, storage=db, study="s")
+
+
+@pytest.mark.parametrize(
+    "column, value",
+    [("status", "evil"), ("x", "[0.5]"), ("info", "[" * 100 + "]" * 100), ("u", b"\xff\xfe")],
+)
+def test_a_malformed_trial_field_is_a_store_error_naming_it(tmp_path, column, value) -> None:
+    db = str(tmp_path / "s.db")
+    iso.minimize(sphere, BOX, "random", budget=3, seed=1, storage=db, study="s")
+    _edit(db, f"UPDATE trials SET {column} = ? WHERE number = 1", value)
+    with pytest.raises(StoreError, match=f"study 's', trial 1, field '{column}'"):
+        iso.minimize(sphere, BOX, "random", budget=4, seed=1, storage=db, study="s")
+
+
+def test_a_missing_table_is_a_store_error(tmp_path) -> None:
+    db = str(tmp_path / "s.db")
+    iso.minimize(sphere, BOX, "random", budget=2, storage=db, study="s")
+    _edit(db, "DROP TABLE trials")
+    with pytest.raises(StoreError, match="no 'trials' table"):
+        Store(db)
+
+
+def test_delete_removes_studies_whose_content_is_malformed(tmp_path, capsys) -> None:
+    db = str(tmp_path / "s.db")
+    for name in ("deep", "bad-name", "good"):
+        iso.minimize(sphere, BOX, "random", budget=2, storage=db, study=name)
+    _edit(db, "UPDATE studies SET options = ? WHERE name = 'deep'", "[" * 50_000 + "]" * 50_000)
+    _edit(db, "UPDATE studies SET name = CAST(? AS TEXT) WHERE name = 'bad-name'", b"bad\xff")
+    assert main(["delete", db, "deep", os.fsdecode(b"bad\xff")]) == 0
+    assert "bad\\xff" in capsys.readouterr().out
+    with Store(db, readonly=True) as store:
+        assert store.study_names() == ["good"]
+
+
+def test_merge_copies_sound_studies_and_refuses_malformed_ones_whole(tmp_path, capsys) -> None:
+    src, dst = str(tmp_path / "a.db"), str(tmp_path / "b.db")
+    for name in ("one", "two", "three"):
+        iso.minimize(sphere, BOX, "random", budget=3, storage=src, study=name)
+    _edit(src, "UPDATE trials SET info = ? WHERE number = 2 AND study_id = 2", "x" * 17_000_000)
+    _edit(src, "UPDATE trials SET y = ? WHERE number = 0 AND study_id = 3", b"\x80pickle")
+    assert main(["merge", dst, src]) == 1
+    out, err = capsys.readouterr()
+    assert "copied one" in out and "refused two" in out and "refused three" in out
+    assert "field 'info'" in out and "field 'y'" in out
+    assert err.startswith("isoline merge: error: 2 studies refused")
+    with Store(dst, readonly=True) as store:
+        assert store.study_names() == ["one"]
+        assert store.conn.execute("SELECT COUNT(*) FROM trials").fetchone()[0] == 3
+
+
+def test_a_stored_auto_choice_with_an_unbounded_size_is_refused(tmp_path) -> None:
+    db = str(tmp_path / "s.db")
+    iso.minimize(sphere, BOX, "auto", budget=4, storage=db, study="a")
+    conn = sqlite3.connect(db, isolation_level=None)
+    (attrs,) = conn.execute("SELECT attrs FROM studies").fetchone()
+    attrs = json.loads(attrs)
+    attrs["auto"]["method"] = "cma-es"
+    conn.execute(
+        "UPDATE studies SET method = 'cma-es', options = ?, attrs = ?",
+        (json.dumps({"popsize": 5000, "n_init": None, "init": None}), json.dumps(attrs)),
+    )
+    conn.close()
+    with pytest.raises(StoreError, match="auto choice is refused: option popsize=5000 exceeds"):
+        iso.minimize(sphere, BOX, "auto", budget=6, storage=db, study="a")
+
+
+def test_creating_a_new_store_waits_out_a_writer_that_holds_the_empty_file(tmp_path) -> None:
+    """SQLite answers "database is locked" at once, without the busy handler, when the
+    WAL switch meets another connection's write lock on the still-empty file."""
+    db = str(tmp_path / "new.db")
+    holder = sqlite3.connect(db, isolation_level=None, check_same_thread=False)
+    holder.execute("BEGIN IMMEDIATE")
+    threading.Timer(0.3, lambda: holder.execute("ROLLBACK")).start()
+    with Store(db, timeout=30) as store:
+        assert store.study_names() == []
+    holder.close()
+
+
+#: races per test (each by two processes, in lock step)
+RACES = 4
+
+
+@pytest.mark.parametrize("mode", ["store", "study"])
+def test_two_processes_creating_one_new_store_or_study_do_not_collide(tmp_path, mode) -> None:
+    race = _load("store_race")
+    folder = str(tmp_path)
+    if mode == "study":
+        Store(os.path.join(folder, "shared.db")).close()
+    ctx = mp.get_context("fork")
+    barrier, queue = ctx.Barrier(2), ctx.Queue()
+    procs = [
+        ctx.Process(target=race._worker, args=(mode, folder, RACES, barrier, queue))
+        for _ in range(2)
+    ]
+    for p in procs:
+        p.start()
+    counts: collections.Counter[str] = collections.Counter()
+    for _ in procs:
+        counts.update(queue.get(timeout=300))
+    for p in procs:
+        p.join()
+    allowed = {"ok", "StoreError: being run"}
+    assert set(counts) <= allowed, counts
+    assert counts["ok"] >= RACES  # each race has a winner (or both run, one after the other)
+    for log in tmp_path.glob("log*.jsonl"):
+        lines = log.read_text().splitlines()
+        assert len(lines) == len(set(lines)) == 2  # every point evaluated once
