@@ -72,7 +72,9 @@ def save(store_path: str, folder: Path) -> Path | None:
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / "part.db"
             with Store(path) as target:
-                target.copy_studies(source, new + redone)
+                copied = target.copy_studies(source, new + redone)
+                if copied.refused:  # a part must hold every study it names, checked
+                    raise SystemExit(_refusals(copied.refused))
                 target.conn.execute("PRAGMA journal_mode = DELETE")
                 target.conn.execute("VACUUM")
             with open(path, "rb") as src, lzma.open(out, "wb", preset=9) as dst:
@@ -94,11 +96,17 @@ def restore(folder: Path, store_path: str) -> None:
             with opened(part) as store:
                 names = [s.name for s in store.studies()]
                 mine = [n for n in names if newest[n] == part]
-                copied, skipped = target.copy_studies(store, mine)
+                out = target.copy_studies(store, mine)
             print(
-                f"{part.name}: {len(copied)} studies copied, {len(skipped)} already there, "
-                f"{len(names) - len(mine)} made again in a later part"
+                f"{part.name}: {len(out.copied)} studies copied, {len(out.skipped)} already "
+                f"there, {len(names) - len(mine)} made again in a later part"
             )
+            if out.refused:
+                raise SystemExit(f"{part.name}: {_refusals(out.refused)}")
+
+
+def _refusals(refused: list[tuple[str, str]]) -> str:
+    return "refused " + "; ".join(f"{name}: {why}" for name, why in refused)
 
 
 def main(argv: list[str] | None = None) -> None:

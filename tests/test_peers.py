@@ -45,6 +45,13 @@ class TestEveryPeer(MethodConformance):
         assert len(res.x_iters) == 7
         assert all(c["k"] in (0, 1, 2) and c["c"] in ("a", "b") for c in res.x_iters)
 
+    def test_seed_changes_the_run_with_defaults(self, method: str) -> None:
+        if method == "nevergrad":
+            # a peer keeps its own defaults: at this budget NGOpt runs COBYLA from the
+            # box's centre, which draws nothing from the seed (peers are not changed)
+            pytest.skip("nevergrad: NGOpt's choice at 6 evaluations ignores the seed")
+        super().test_seed_changes_the_run_with_defaults(method)
+
     def test_peers_search_the_typed_space_natively(self, method: str) -> None:
         space = iso.Space({"lr": iso.Real(1e-5, 1.0, log=True), "n": iso.Integer(1, 1000, log=True),
                            "kind": iso.Categorical([None, ("a", 1), 2.5])})  # fmt: skip

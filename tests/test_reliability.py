@@ -95,7 +95,7 @@ def _v1_store(path: Path, blob: bytes, trials: list[tuple]) -> None:
                     n,
                     n,
                     json.dumps(list(x)),
-                    json.dumps(list(x)),
+                    json.dumps(box().to_unit(np.asarray(x, dtype=float)).tolist()),
                     y,
                     "ok" if y is not None else "pending",
                 ),
@@ -474,7 +474,7 @@ def test_a_v1_store_is_copied_into_a_current_one_without_migrating_it(tmp_path: 
     old, new = tmp_path / "old.db", tmp_path / "new.db"
     _v1_store(old, b"not a pickle", [([0.0, 0.0, 0.0], 1.0), ([1.0, 1.0, 1.0], 2.0)])
     with Store(old, readonly=True, create=False) as source, Store(new) as target:
-        assert target.copy_studies(source, unfinished=True) == (["s"], [])
+        assert target.copy_studies(source, unfinished=True) == (["s"], [], [])
         study = target.get_study("s")
         trials = target.trials(study)
     assert study.resume_format == "replay-1" and study.state_batch == 1

@@ -318,12 +318,12 @@ def test_a_config_timeout_reaches_every_run(tmp_path, monkeypatch) -> None:
     cfg = parse_config(dict(CFG, problems=[{"name": "rosenbrock", "dim": 2}], timeout=2.5))
     assert {spec.timeout for spec in cfg.runs()} == {2.5}
     given = []
-    real = isoline.runs.minimize
+    real = isoline.runs.optimize
 
     def spy(*args, **kwargs):
         given.append(kwargs["timeout"])
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(isoline.runs, "minimize", spy)
+    monkeypatch.setattr(isoline.runs, "optimize", spy)
     summary = run_one(cfg.runs()[0], str(tmp_path / "b.db"))
     assert given == [2.5] and summary.n_evals == 6

@@ -29,7 +29,7 @@ def test_each_part_holds_only_the_runs_finished_since_the_last_and_restore_joins
     assert parts.save(db, folder) is None
     _run(db, "c")
     with Store(db) as store:  # an unfinished study stays out of the parts
-        store.create_study("d", "random", 0, 1, {}, {"kind": "box"}, 5)
+        store.create_study("d", "random", 0, 1, {}, {"lower": [0.0], "upper": [1.0]}, 5)
     second = parts.save(db, folder)
     assert [p.name for p in parts.parts(folder)] == ["part-001.db.xz", "part-002.db.xz"]
     assert (first, second) == tuple(parts.parts(folder))
