@@ -14,9 +14,18 @@ constraints off, as an editor could), and runs the four operations:
 
 Each API operation must succeed or raise ``StoreError``; each CLI command must exit 0,
 or 1 or 2 with an ``isoline X: error:`` line. Any other exception is a failure (the
-first one stops the run with its example). The counts by outcome are printed as JSON.
+first one stops the run with its example, recorded in the result file). The counts by
+outcome are printed as JSON.
 
-    nice -n 10 .venv/bin/python benchmarks/reliability/store_fuzz.py --examples 10000
+The crafted stores live in /dev/shm (memory) when it is there: the same SQLite code runs,
+without waiting for the disk to sync. A run can be split into chunks, each with its own
+Hypothesis seed (different seeds draw different examples; the first, simplest draws of
+each can coincide, which the count of distinct examples shows) and its own result
+file, then summed:
+
+    nice -n 10 .venv/bin/python benchmarks/reliability/store_fuzz.py --examples 1000 \
+        --seed 1 --out fuzz_1.json
+    .venv/bin/python benchmarks/reliability/store_fuzz.py --summarize fuzz_*.json
 """
 
 from __future__ import annotations
@@ -24,6 +33,8 @@ from __future__ import annotations
 import argparse
 import collections
 import contextlib
+import functools
+import hashlib
 import io
 import json
 import os
@@ -33,16 +44,24 @@ import subprocess
 import sys
 import tempfile
 import time
+import traceback
 from typing import Any
 
+import hypothesis
 import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import isoline as iso
-from isoline.cli import main as cli
+from isoline import cli as cli_module
 from isoline.optimizer import Result
 from isoline.store import Store, StoreError
+
+# The CLI builds its argparse parser (and reads the package version) on every call: half
+# of an example's time here. One parser serves every call: parse_args makes a fresh
+# namespace each time, so the commands see exactly the arguments a fresh parser gives.
+cli_module.build_parser = functools.cache(cli_module.build_parser)
+cli = cli_module.main
 
 BOX = iso.Box([-1.0, -1.0], [1.0, 1.0])
 #: every column a malformed value is written into (table, column, row selector)
@@ -154,64 +173,151 @@ def operations(path: str, folder: str) -> list[str]:
     ]  # fmt: skip
 
 
+def digest(where: tuple[str, str, str], value: Any, as_text: bool) -> str:
+    """A short hash naming one example (to count distinct examples over chunks)."""
+    text = repr((where, value, as_text)).encode("utf-8", "surrogatepass")
+    return hashlib.blake2b(text, digest_size=6).hexdigest()
+
+
 def run(
     examples: int,
     counts: collections.Counter[str],
     folder: str,
     seed: int | None = None,
     every: Any = None,
+    digests: set[str] | None = None,
 ) -> None:
     """Run ``examples`` Hypothesis examples, counting outcomes into ``counts`` (and
-    calling ``every()`` after each 100th example)."""
+    calling ``every()`` after each 100th example). With ``seed`` the draws are those of
+    that seed (the same seed repeats them); without, Hypothesis picks a random seed."""
     pristine = make_store(folder)
 
-    @settings(max_examples=examples, deadline=None, database=None, derandomize=seed is not None,
+    @settings(max_examples=examples, deadline=None, database=None,
               suppress_health_check=list(HealthCheck))  # fmt: skip
     @given(where=st.sampled_from(COLUMNS), value=VALUES, as_text=st.booleans())
     def prop(where: tuple[str, str, str], value: Any, as_text: bool) -> None:
         counts["examples"] += 1
+        if digests is not None:
+            digests.add(digest(where, value, as_text))
         path = craft(pristine, folder, where, value, as_text)
         if path is None:
             counts["value refused by SQLite"] += 1
-            return
-        counts["stores crafted"] += 1
-        for outcome in operations(path, folder):
-            counts[outcome] += 1
+        else:
+            counts["stores crafted"] += 1
+            for outcome in operations(path, folder):
+                counts[outcome] += 1
         if every is not None and counts["examples"] % 100 == 0:
             every()
 
-    prop()
+    (prop if seed is None else hypothesis.seed(seed)(prop))()
+
+
+def summarize(files: list[str]) -> dict[str, Any]:
+    """The chunks' result files summed: examples and outcomes added up, distinct
+    examples counted over the chunks that list their digests."""
+    counts: collections.Counter[str] = collections.Counter()
+    digests: set[str] = set()
+    chunks, seconds, raw, listed = [], 0, 0, 0
+    for name in files:
+        with open(name) as fh:
+            chunk = json.load(fh)
+        counts.update(chunk["outcomes"])
+        seconds += chunk["seconds"]
+        raw += chunk["raw exceptions"]
+        if "digests" in chunk:
+            digests.update(chunk["digests"])
+            listed += chunk["outcomes"].get("examples", 0)
+        chunks.append({"file": os.path.basename(name), "seed": chunk.get("seed"),
+                       "commit": chunk["commit"], "examples": chunk["outcomes"]["examples"],
+                       "finished": chunk["finished"]})  # fmt: skip
+    return {
+        "chunks": chunks,
+        "examples": counts["examples"],
+        "raw exceptions": raw,
+        "distinct examples": {"of examples with digests": listed, "distinct": len(digests)},
+        "outcomes": dict(sorted(counts.items())),
+        "seconds": seconds,
+        "seconds per example": round(seconds / max(counts["examples"], 1), 3),
+    }
+
+
+def _commit() -> str:
+    """The checkout's short commit, ``+dirty`` if the script or the library differ."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    git = ["git", "-C", here]
+    head = subprocess.run([*git, "rev-parse", "--short", "HEAD"], capture_output=True,
+                          text=True, check=False).stdout.strip()  # fmt: skip
+    dirty = subprocess.run([*git, "status", "--porcelain", "--", "../../src", "."],
+                           capture_output=True, text=True, check=False).stdout.strip()  # fmt: skip
+    return head + ("+dirty" if dirty else "")
+
+
+def _temp_root(asked: str | None) -> str | None:
+    """Where the crafted stores live: ``asked``, else /dev/shm (memory: no disk syncs)
+    when it is there, else the system's temp folder."""
+    if asked is not None:
+        return asked
+    shm = "/dev/shm"
+    return shm if os.path.isdir(shm) and os.access(shm, os.W_OK) else None
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--examples", type=int, default=10_000)
+    parser.add_argument("--seed", type=int, help="Hypothesis seed (a chunk; default random)")
     parser.add_argument("--out", help="write the result JSON here too")
+    parser.add_argument("--tmp", help="folder for the crafted stores (default /dev/shm)")
+    parser.add_argument("--summarize", nargs="+", metavar="FILE",
+                        help="sum the result files of several chunks and stop")  # fmt: skip
     args = parser.parse_args()
-    counts: collections.Counter[str] = collections.Counter()
-    start = time.time()
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                            text=True, check=False).stdout.strip()  # fmt: skip
-
-    def write(done: bool = False) -> None:
-        result = {
-            "command": " ".join(["python", *sys.argv]),
-            "commit": commit,
-            "examples asked": args.examples,
-            "finished": done,
-            "raw exceptions": 0,  # a raw exception stops the run: its traceback is the output
-            "outcomes": dict(sorted(counts.items())),
-            "seconds": round(time.time() - start),
-        }
-        text = json.dumps(result, indent=1)
-        if done:
-            print(text)
+    if args.summarize:
+        text = json.dumps(summarize(args.summarize), indent=1)
+        print(text)
         if args.out:
             with open(args.out, "w") as fh:
                 fh.write(text + "\n")
+        return
+    counts: collections.Counter[str] = collections.Counter()
+    digests: set[str] = set()
+    failure: list[str] = []
+    start, cpu_start = time.time(), time.process_time()
+    commit = _commit()
+    root = _temp_root(args.tmp)
 
-    with tempfile.TemporaryDirectory(prefix="isoline-fuzz-") as folder:
-        run(args.examples, counts, folder, every=write)
+    def write(done: bool = False) -> None:
+        seconds = time.time() - start
+        cpu = time.process_time() - cpu_start
+        result = {
+            "command": " ".join(["python", *sys.argv]),
+            "commit": commit,
+            "isoline": os.path.dirname(iso.__file__),
+            "seed": args.seed,
+            "temp folder": root or tempfile.gettempdir(),
+            "examples asked": args.examples,
+            "finished": done,
+            "raw exceptions": len(failure),
+            **({"failure": failure[0]} if failure else {}),
+            "outcomes": dict(sorted(counts.items())),
+            "seconds": round(seconds),
+            "seconds per example": round(seconds / max(counts["examples"], 1), 3),
+            "cpu seconds per example": round(cpu / max(counts["examples"], 1), 3),
+            "distinct examples": len(digests),
+            "digests": sorted(digests),
+        }
+        if done:
+            print(json.dumps({k: v for k, v in result.items() if k != "digests"}, indent=1))
+        if args.out:
+            with open(args.out, "w") as fh:
+                fh.write(json.dumps(result, indent=1) + "\n")
+
+    with tempfile.TemporaryDirectory(prefix="isoline-fuzz-", dir=root) as folder:
+        try:
+            run(args.examples, counts, folder, seed=args.seed, every=write, digests=digests)
+        except Exception:
+            # a raw exception (Hypothesis has shrunk it): recorded, then the run stops
+            failure.append(traceback.format_exc()[-6000:])
+            write()
+            raise
     write(done=True)
 
 
