@@ -83,6 +83,16 @@ def test_a_malformed_trial_field_is_a_store_error_naming_it(tmp_path, column, va
         iso.minimize(sphere, BOX, "random", budget=4, seed=1, storage=db, study="s")
 
 
+def test_a_huge_last_batch_number_is_a_store_error_not_a_huge_list(tmp_path) -> None:
+    """A crafted ``state_batch`` far past the stored batches (found by the fuzz
+    benchmark) is refused without listing every batch number up to it."""
+    db = str(tmp_path / "s.db")
+    iso.minimize(sphere, BOX, "random", budget=3, seed=1, storage=db, study="s")
+    _edit(db, "UPDATE studies SET state_batch = ?", 2**40)
+    with pytest.raises(StoreError, match="its record says the last one is 1099511627776"):
+        iso.minimize(sphere, BOX, "random", budget=4, seed=1, storage=db, study="s")
+
+
 def test_a_missing_table_is_a_store_error(tmp_path) -> None:
     db = str(tmp_path / "s.db")
     iso.minimize(sphere, BOX, "random", budget=2, storage=db, study="s")

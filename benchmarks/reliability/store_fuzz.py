@@ -57,10 +57,6 @@ from isoline import cli as cli_module
 from isoline.optimizer import Result
 from isoline.store import Store, StoreError
 
-# The CLI builds its argparse parser (and reads the package version) on every call: half
-# of an example's time here. One parser serves every call: parse_args makes a fresh
-# namespace each time, so the commands see exactly the arguments a fresh parser gives.
-cli_module.build_parser = functools.cache(cli_module.build_parser)
 cli = cli_module.main
 
 BOX = iso.Box([-1.0, -1.0], [1.0, 1.0])
@@ -277,6 +273,11 @@ def main() -> None:
             with open(args.out, "w") as fh:
                 fh.write(text + "\n")
         return
+    # The CLI builds its argparse parser (and reads the package version) on every call:
+    # half of an example's time. One parser serves every call here (not on import: tests
+    # load this module): parse_args makes a fresh namespace each time, so the commands see
+    # exactly the arguments a fresh parser gives.
+    cli_module.build_parser = functools.cache(cli_module.build_parser)
     counts: collections.Counter[str] = collections.Counter()
     digests: set[str] = set()
     failure: list[str] = []

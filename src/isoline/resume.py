@@ -195,7 +195,9 @@ def replay(
     by_batch: dict[int, list[Trial]] = {}
     for t in trials:
         by_batch.setdefault(t.batch, []).append(t)
-    if sorted(by_batch) != list(range(rec.state_batch + 1)):
+    # the count first: a crafted last batch number must not make a list that long
+    contiguous = len(by_batch) == rec.state_batch + 1
+    if not contiguous or sorted(by_batch) != list(range(rec.state_batch + 1)):
         raise StoreError(
             f"study {rec.name!r} has batches {sorted(by_batch)} but its record says the last "
             f"one is {rec.state_batch}; the store was edited or is damaged"
