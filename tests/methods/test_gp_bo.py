@@ -147,9 +147,15 @@ def test_gp_ei_defaults_to_optunas_priors_and_matern_the_others_to_the_papers_gp
 
 
 def test_threads_are_restored_after_a_proposal() -> None:
+    # the test session runs on one thread (conftest.py): start from two, which a proposal
+    # (run on one) must change and then restore
     before = torch.get_num_threads()
-    run("gp-ei", 0, budget=8)
-    assert torch.get_num_threads() == before
+    torch.set_num_threads(2)
+    try:
+        run("gp-ei", 0, budget=8)
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)
 
 
 def test_dedupe_replaces_repeated_points() -> None:
