@@ -93,6 +93,22 @@ def test_a_huge_last_batch_number_is_a_store_error_not_a_huge_list(tmp_path) -> 
         iso.minimize(sphere, BOX, "random", budget=4, seed=1, storage=db, study="s")
 
 
+@pytest.mark.parametrize("blob", [b"", b"s"])
+def test_a_name_stored_as_a_blob_of_utf8_is_found_and_refused(tmp_path, blob, capsys) -> None:
+    """A study name written as a BLOB of valid UTF-8 (found by the fuzz benchmark) is
+    listed as its text; looking that text up finds the study, and its record is refused
+    (merge exited with a raw AssertionError)."""
+    db = str(tmp_path / "s.db")
+    iso.minimize(sphere, BOX, "random", budget=3, seed=1, storage=db, study="s")
+    _edit(db, "UPDATE studies SET name = ?", blob)
+    with Store(db, create=False, readonly=True) as store:
+        assert store.study_names() == [blob.decode()]
+        with pytest.raises(StoreError, match="field 'name'"):
+            store.get_study(blob.decode())
+    assert main(["merge", str(tmp_path / "t.db"), db]) == 1
+    assert "refused 1" in capsys.readouterr().out
+
+
 def test_a_missing_table_is_a_store_error(tmp_path) -> None:
     db = str(tmp_path / "s.db")
     iso.minimize(sphere, BOX, "random", budget=2, storage=db, study="s")

@@ -88,7 +88,11 @@ class StoreReader:
                 name.encode("utf-8")
             except UnicodeEncodeError:  # a malformed stored name, as study_names gives it
                 return next((i for i, n in self._names("") if n == name), None)
-        rows = self._read("SELECT study_id FROM studies WHERE name = ?", (name,))
+        # a name stored as a BLOB of valid UTF-8 is listed as its text: match it too
+        rows = self._read(
+            "SELECT study_id FROM studies WHERE name = ? OR name = CAST(? AS BLOB)",
+            (name, name),
+        )
         if not rows:
             return None
         if not isinstance(rows[0][0], int):
