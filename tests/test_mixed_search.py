@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 import torch
@@ -118,13 +120,25 @@ def test_an_empty_layout_is_a_continuous_search() -> None:
     np.testing.assert_allclose(X.numpy(), [[0.7, 0.7]], atol=1e-4)
 
 
-def test_gp_ei_searches_discrete_columns_locally_and_gp_ts_refuses() -> None:
+def test_gp_ei_searches_discrete_columns_locally_and_gp_ts_refuses(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     space = _space()
     m = make_method("gp-ei", space.dim, seed=0, space=space, discrete_search="local", n_init=6)
-    for _ in range(8):
+    for _ in range(6):  # the initial design: the next proposal is the search's
         x = m.ask()
         m.tell(x, np.sum((x - 0.4) ** 2, axis=1))
+    searched = []
+
+    def spy(
+        acqf: AcquisitionFunction, B: torch.Tensor, q: int, layout: DiscreteLayout, **kw: Any
+    ) -> torch.Tensor:
+        searched.append(layout)
+        return maximize_mixed(acqf, B, q, layout, **kw)
+
+    monkeypatch.setattr("isoline.acquisition.maximize_mixed", spy)
     x = m.ask()
+    assert [layout.columns for layout in searched] == [space.discrete_layout().columns]
     np.testing.assert_array_equal(space.round(x), x)
     with pytest.raises(ValueError, match="discrete_search"):
         make_method("gp-ts", space.dim, space=space, discrete_search="local")
