@@ -110,6 +110,10 @@ class Method:
     #: named option sets (``preset=name``): each maps the dimension to options, which
     #: options given explicitly override (see :func:`isoline.methods.registry.make_method`)
     presets: ClassVar[Mapping[str, Callable[[int], dict[str, Any]]]] = {}
+    #: how many objectives the method can optimize
+    max_objectives: ClassVar[int] = 1
+    #: whether the method handles black-box constraints (values <= 0 feasible)
+    supports_constraints: ClassVar[bool] = False
 
     def __init__(
         self,
@@ -120,8 +124,17 @@ class Method:
         n_init: int | None = None,
         init: str | None = None,
         space: Space | None = None,
+        n_objectives: int = 1,
+        n_constraints: int = 0,
     ) -> None:
         self.dim = check_int(dim, "dim", 1)
+        self.n_objectives = check_int(n_objectives, "n_objectives", 1)
+        self.n_constraints = check_int(n_constraints, "n_constraints", 0)
+        if self.adaptive and (
+            self.n_objectives > self.max_objectives
+            or (self.n_constraints and not self.supports_constraints)
+        ):
+            raise ValueError(f"method {self.name!r} handles one objective without constraints")
         if space is not None:
             if not isinstance(space, Space):
                 raise TypeError(f"space must be an isoline.Space, got {type(space).__name__}")
@@ -139,6 +152,7 @@ class Method:
         self.n_init = n_init
         self.X = np.empty((0, self.dim))
         self.y = np.empty(0)
+        self.Y = np.empty((0, self.n_objectives + self.n_constraints))
         self.n_asked = 0
         #: initial-design points not served yet
         self._design = self._init_points.copy()
@@ -222,14 +236,19 @@ class Method:
     def tell(self, X: np.ndarray, y: np.ndarray) -> None:
         """Record observations: ``X`` ``(n, d)`` unit cube, ``y`` ``(n,)``; NaN = failed."""
         X = np.atleast_2d(np.asarray(X, dtype=float))
-        y = np.asarray(y, dtype=float).reshape(-1)
+        m = self.Y.shape[1]
+        Y = np.asarray(y, dtype=float).reshape(X.shape[0], -1) if m > 1 else None
+        y = np.asarray(y, dtype=float).reshape(-1) if Y is None else Y[:, 0]
         if X.shape[1] != self.dim or X.shape[0] != y.shape[0]:
             raise ValueError(
                 f"tell got X {X.shape} and y {y.shape}; expected (n, {self.dim}), (n,)"
             )
-        y = np.where(np.isfinite(y), y, np.nan)
+        Y = y.reshape(-1, 1) if Y is None else Y
+        Y = np.where(np.isfinite(Y).all(axis=1, keepdims=True), Y, np.nan)
+        y = Y[:, 0]
         self.X = np.vstack([self.X, X if self.space is None else self.space.round(X)])
-        self.y = np.concatenate([self.y, y])
+        self.Y = np.vstack([self.Y, Y])
+        self.y = self.Y[:, 0]
         proposed = X.copy()
         known = []
         for i, x in enumerate(X):
@@ -328,7 +347,9 @@ class Method:
     @property
     def best(self) -> tuple[np.ndarray, float] | None:
         """``(x, y)`` of the best finite observation, or ``None``."""
-        ok = np.flatnonzero(np.isfinite(self.y))
+        ok = np.flatnonzero(
+            np.isfinite(self.y) & np.all(self.Y[:, self.n_objectives :] <= 0, axis=1)
+        )
         if ok.size == 0:
             return None
         i = ok[np.argmin(self.y[ok])]
