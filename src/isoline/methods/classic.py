@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -85,6 +86,22 @@ class CMAES(Method):
             behind Optuna's sampler on BBOB).
         popsize: population size; default pycma's ``4 + 3 ln d``, raised to ``batch_size``.
         x0: ``(d,)`` start in the unit cube; default the centre.
+
+    Black-box constraints (``n_constraints > 0``, values ``<= 0`` feasible) go through
+    pycma's augmented Lagrangian, :class:`cma.ConstrainedFitnessAL` (Atamna, Auger and
+    Hansen): each candidate of a generation is ranked by its objective plus the penalty
+    ``lam g + mu g^2 / 2`` of each constraint (for ``g > -lam / mu``), and after each
+    generation pycma sets the coefficients ``lam`` and ``mu`` from the generation's values
+    and adapts them, so that the search settles on the best feasible point. Objective and
+    constraint values come from the same evaluation; a failed one gets the generation's
+    worst penalized value plus one spread.
+
+    References:
+        N. Hansen and A. Ostermeier. Completely derandomized self-adaptation in evolution
+        strategies. Evolutionary Computation 9(2), 2001.
+        A. Atamna, A. Auger and N. Hansen. Augmented Lagrangian constraint handling for
+        CMA-ES: case of a single linear constraint. PPSN 2016; and Linearly convergent
+        evolution strategies via augmented Lagrangian constraint handling. FOGA 2017.
     """
 
     name = "cma-es"
@@ -92,6 +109,7 @@ class CMAES(Method):
     family = "evolution strategy"
     paper = "Hansen & Ostermeier, Evol. Comput. 2001"
     needs_data = False
+    supports_constraints = True
 
     def __init__(
         self,
@@ -139,7 +157,8 @@ class CMAES(Method):
         self._queue: list[np.ndarray] = []
         #: served unit-cube point (bytes) -> pycma's solution it came from
         self._pending: dict[bytes, np.ndarray] = {}
-        self._told: list[tuple[np.ndarray, float]] = []
+        self._told: list[tuple[np.ndarray, np.ndarray]] = []
+        self._al = _Lagrangian(dim) if self.n_constraints else None
 
     def _to_unit(self, z: np.ndarray) -> np.ndarray:
         u = z.copy()
@@ -158,19 +177,67 @@ class CMAES(Method):
         return np.array(units)
 
     def observe(self, X: np.ndarray, y: np.ndarray) -> None:
-        for x, v in zip(X, y):
+        for x, row in zip(X, self.Y[len(self.Y) - len(X) :]):
             z = self._pending.pop(x.tobytes(), None)
             if z is not None:
-                self._told.append((z, v))
+                self._told.append((z, row))
         if len(self._told) < self.es.popsize:
             return
         xs = [x for x, _ in self._told]
-        vals = np.array([v for _, v in self._told])
+        rows = np.array([r for _, r in self._told])
+        vals = rows[:, 0] if self._al is None else self._al.fitness(xs, rows)
         ok = np.isfinite(vals)
         if not ok.all():
             vals = np.where(ok, vals, failure_value(vals[ok]))
         self.es.tell(xs, vals.tolist())
+        if self._al is not None:
+            self._al.update(self.es)
         self._told, self._queue, self._pending = [], [], {}
+
+
+class _Lagrangian:
+    """pycma's augmented Lagrangian (:class:`cma.ConstrainedFitnessAL`) fed with values
+    evaluated elsewhere: its objective and constraint functions read the outputs row of
+    the candidate being ranked. Picklable, so a pickled CMA-ES resumes exactly."""
+
+    def __init__(self, dim: int) -> None:
+        import cma
+        from cma import constraints_handler
+
+        self._row = np.empty(0)
+        self.cfun = cma.ConstrainedFitnessAL(
+            self._objective, self._constraints, dimension=dim, archives=False, logging=0
+        )
+        # pycma's Lagrangian opens loggers (and an ``outcmaes/`` folder in the working
+        # directory) when it is built; its module names the logger class to swap for none
+        built = constraints_handler._Logger
+        constraints_handler._Logger = cma.logger.LoggerDummy
+        try:
+            self.cfun.al.logging = 0
+        finally:
+            constraints_handler._Logger = built
+
+    def _objective(self, x: np.ndarray) -> float:
+        return float(self._row[0])
+
+    def _constraints(self, x: np.ndarray) -> list[float]:
+        return [float(g) for g in self._row[1:]]
+
+    def fitness(self, xs: list[np.ndarray], rows: np.ndarray) -> np.ndarray:
+        """Penalized value of each candidate (NaN where its evaluation failed)."""
+        out = np.full(len(xs), np.nan)
+        for i, (x, row) in enumerate(zip(xs, rows)):
+            if np.isfinite(row).all():
+                self._row = row
+                out[i] = self.cfun(x)
+        return out
+
+    def update(self, es: Any) -> None:
+        """Set and adapt the coefficients after a generation was told."""
+        with warnings.catch_warnings():
+            # pycma warns when a generation's values have no spread to set them from
+            warnings.simplefilter("ignore", UserWarning)
+            self.cfun.update(es)
 
 
 def _integer_columns(space: Space | None) -> list[tuple[int, int]]:

@@ -8,7 +8,7 @@ from typing import Any
 
 import cobyqa
 import numpy as np
-from scipy.optimize import Bounds
+from scipy.optimize import Bounds, NonlinearConstraint
 
 from isoline.methods.base import ReplayPickled, failure_value
 from isoline.methods.registry import register
@@ -29,32 +29,56 @@ class _Run:
     """One run of ``cobyqa.minimize`` in a daemon thread.
 
     COBYQA calls the objective; here the objective hands each point to :meth:`next_point`
-    and waits until :meth:`give` brings its value, so the caller drives the run one
+    and waits until :meth:`give` brings its outputs, so the caller drives the run one
     evaluation at a time. :meth:`next_point` returns ``None`` once the run has converged.
+    With ``n_constraints > 0`` the outputs are the objective followed by the constraint
+    values (feasible when ``<= 0``), which COBYQA reads through a nonlinear constraint
+    right after the objective at the same point: both come from one evaluation.
     """
 
-    def __init__(self, x0: np.ndarray, radius: float, final_radius: float) -> None:
+    def __init__(
+        self, x0: np.ndarray, radius: float, final_radius: float, n_constraints: int = 0
+    ) -> None:
         self._points: queue.Queue[np.ndarray | None] = queue.Queue()
         self._values: queue.Queue[Any] = queue.Queue()
         self._error: BaseException | None = None
+        #: the last point evaluated and its constraint values
+        self._last: tuple[bytes, np.ndarray] = (b"", np.empty(0))
         options = {"radius_init": radius, "radius_final": final_radius,
                    "maxfev": 10**9, "maxiter": 10**9}  # fmt: skip
         self._thread = threading.Thread(
-            target=self._main, args=(x0, options), daemon=True, name="isoline-cobyqa"
+            target=self._main,
+            args=(x0, options, n_constraints),
+            daemon=True,
+            name="isoline-cobyqa",
         )
         self._thread.start()
 
     def _objective(self, x: np.ndarray) -> float:
-        self._points.put(np.array(x, dtype=float))
+        x = np.array(x, dtype=float)
+        self._points.put(x)
         v = self._values.get()
         if v is _STOP:
             raise _Stop
-        return float(v)
+        row = np.atleast_1d(np.asarray(v, dtype=float))
+        self._last = (x.tobytes(), row[1:])
+        return float(row[0])
 
-    def _main(self, x0: np.ndarray, options: dict[str, Any]) -> None:
+    def _constraints(self, x: np.ndarray) -> np.ndarray:
+        key, g = self._last
+        if np.asarray(x, dtype=float).tobytes() != key:
+            raise RuntimeError("COBYQA asked for constraint values of a point not evaluated last")
+        return g
+
+    def _main(self, x0: np.ndarray, options: dict[str, Any], n_constraints: int) -> None:
         try:
             bounds = Bounds(np.zeros(x0.size), np.ones(x0.size))
-            cobyqa.minimize(self._objective, x0, bounds=bounds, options=options)
+            constraints = (
+                [NonlinearConstraint(self._constraints, -np.inf, 0.0)] if n_constraints else []
+            )
+            cobyqa.minimize(
+                self._objective, x0, bounds=bounds, constraints=constraints, options=options
+            )
         except _Stop:
             pass
         except BaseException as e:  # noqa: BLE001 - reported by next_point
@@ -69,8 +93,9 @@ class _Run:
             raise RuntimeError(f"COBYQA failed: {self._error!r}") from self._error
         return x
 
-    def give(self, value: float) -> None:
-        """The value of the point :meth:`next_point` returned last."""
+    def give(self, value: float | np.ndarray) -> None:
+        """The value (or the outputs: objective, then constraints) of the point
+        :meth:`next_point` returned last."""
         self._values.put(value)
 
     def stop(self) -> None:
@@ -106,6 +131,14 @@ class COBYQA(ReplayPickled):
     (``start_spread = 0``: the centre itself, the same first run for every seed).
     Failed evaluations reach the model as :func:`~isoline.methods.base.failure_value`.
 
+    Black-box constraints (``n_constraints > 0``, values ``<= 0`` feasible) are COBYQA's
+    own nonlinear inequality constraints: it models each one by quadratic interpolation
+    beside the objective and takes steps of a merit function that penalizes violations, so
+    a run ends at a feasible point when it finds one. The constraint values come from the
+    same evaluation as the objective (COBYQA asks for them right after the objective at the
+    same point). A failed evaluation gets the objective's failure value and, for each
+    constraint, a violation beyond every one seen.
+
     Options:
         radius: initial trust-region radius in unit-cube coordinates (default 0.2, a
             fifth of each range).
@@ -120,6 +153,9 @@ class COBYQA(ReplayPickled):
     References:
         T. M. Ragonneau and Z. Zhang. COBYQA: Constrained Optimization BY Quadratic
         Approximations. PhD thesis, The Hong Kong Polytechnic University, 2022.
+        M. J. D. Powell. A direct search optimization method that models the objective and
+        constraint functions by linear interpolation. In Advances in Optimization and
+        Numerical Analysis, Kluwer, 1994 (COBYLA, the line's constrained method).
         M. J. D. Powell. The BOBYQA algorithm for bound constrained optimization without
         derivatives. Technical report DAMTP 2009/NA06, University of Cambridge, 2009.
     """
@@ -130,6 +166,7 @@ class COBYQA(ReplayPickled):
     paper = "Ragonneau & Zhang, COBYQA (PhD thesis, PolyU 2022); Powell, BOBYQA (DAMTP 2009)"
     supports_batch = False
     needs_data = False
+    supports_constraints = True
 
     def __init__(
         self,
@@ -189,18 +226,29 @@ class COBYQA(ReplayPickled):
     def _next_of_a_run(self) -> np.ndarray:
         while True:
             if self._run is None:
-                self._run = _Run(self._start(), self.radius, self.final_radius)
+                self._run = _Run(self._start(), self.radius, self.final_radius, self.n_constraints)
             x = self._run.next_point()
             if x is not None:
                 return np.clip(x, 0.0, 1.0)
             self._run = None  # converged: the next run starts from a random point
 
     def observe(self, X: np.ndarray, y: np.ndarray) -> None:
-        for x, v in zip(X, y):
+        for x, row in zip(X, self.Y[len(self.Y) - len(X) :]):
             if self._run is not None and x.tobytes() == self._waiting:
-                finite = self.y[np.isfinite(self.y)]
-                self._run.give(float(v) if np.isfinite(v) else failure_value(finite))
+                if self.n_constraints:
+                    self._run.give(row if np.isfinite(row).all() else self._failed_row())
+                else:
+                    finite = self.y[np.isfinite(self.y)]
+                    v = row[0]
+                    self._run.give(float(v) if np.isfinite(v) else failure_value(finite))
                 self._waiting = None
+
+    def _failed_row(self) -> np.ndarray:
+        """Outputs a failed evaluation gets: the objective's :func:`failure_value`, and
+        for each constraint a violation beyond every one seen (positive: infeasible)."""
+        ok = np.isfinite(self.Y).all(axis=1)
+        cols = self.Y[ok].T
+        return np.array([failure_value(cols[0])] + [max(failure_value(c), 1.0) for c in cols[1:]])
 
     def withdraw(self, X: np.ndarray) -> None:
         super().withdraw(X)
