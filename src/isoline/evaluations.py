@@ -7,7 +7,10 @@ One row per finished evaluation, in evaluation order, with the columns
 - ``params_<name>``: one column per parameter, in the user's types: floats for a
   :class:`~isoline.space.Box` dimension or a :class:`~isoline.params.Real`, integers for an
   :class:`~isoline.params.Integer`, and for a :class:`~isoline.params.Categorical` the
-  chosen objects themselves (an ``object`` column);
+  chosen objects themselves (an ``object`` column). A conditional parameter (a
+  :class:`~isoline.params.Space` with ``conditions``) is missing where it was inactive:
+  NaN for a Real, ``<NA>`` (a nullable ``Int64`` column) for an Integer, ``None`` for a
+  Categorical;
 - ``value``: what the objective returned (NaN for a failed evaluation);
 - ``state``: ``"complete"`` or ``"failed"``; ``error``: why it failed (``None`` if not);
 - ``datetime_start``, ``datetime_complete`` (UTC) and ``duration``;
@@ -30,7 +33,7 @@ from isoline.params import Categorical, Integer, Real, Space
 from isoline.space import Box
 from isoline.store import Trial
 
-__all__ = ["PREFIX", "STATES", "Parameter", "parameters", "to_dataframe"]
+__all__ = ["PREFIX", "STATES", "Parameter", "is_missing", "parameters", "to_dataframe"]
 
 #: the prefix of the parameter columns
 PREFIX = "params_"
@@ -84,10 +87,11 @@ class Parameter:
 
     def codes(self, values: Sequence[Any]) -> np.ndarray:
         """``(n,)`` numbers to place ``values`` on an axis: the values themselves, or a
-        categorical's choice indices."""
+        categorical's choice indices; NaN where the parameter was inactive (missing)."""
         if self.kind != "categorical":
-            return np.asarray(values, dtype=float)
-        return np.array([Categorical(self.choices).index(v) for v in values], dtype=float)
+            return np.array([np.nan if is_missing(v) else v for v in values], dtype=float)
+        c = Categorical(self.choices)
+        return np.array([np.nan if v is None else c.index(v) for v in values], dtype=float)
 
     def unit(self, values: Sequence[Any]) -> np.ndarray:
         """``(n,)`` positions of ``values`` in ``[0, 1]`` (log-scaled where the parameter
@@ -101,6 +105,11 @@ class Parameter:
         if self.log:
             lo, hi, x = np.log(lo), np.log(hi), np.log(x)
         return (x - lo) / (hi - lo) if hi > lo else np.full(codes.shape, 0.5)
+
+
+def is_missing(v: Any) -> bool:
+    """Whether a table cell marks an inactive parameter (None, NaN or pandas' NA)."""
+    return v is None or (isinstance(v, float) and np.isnan(v)) or type(v).__name__ == "NAType"
 
 
 def parameters(space: Box | Space) -> list[Parameter]:
@@ -168,11 +177,12 @@ def _columns(space: Box | Space, x_iters: Any, n: int) -> list[Any]:
         return [X[:, j].copy() for j in range(space.dim)]
     out: list[Any] = []
     for name, p in space.params.items():
-        values = [c[name] for c in x_iters]
+        values = [c.get(name) for c in x_iters]  # a conditional one only where active
+        conditional = name in space.conditions.parent
         if isinstance(p, Integer):
-            out.append(np.array(values, dtype=np.int64))
+            out.append(pd.array(values, dtype="Int64") if conditional else np.array(values))
         elif isinstance(p, Real):
-            out.append(np.array(values, dtype=float))
+            out.append(np.array([np.nan if v is None else v for v in values], dtype=float))
         else:
             out.append(pd.Series(values, dtype=object))
     return out

@@ -14,7 +14,6 @@ variables in Bayesian optimization with Gaussian processes", Neurocomputing 2020
 
 from __future__ import annotations
 
-import itertools
 import json
 import math
 import numbers
@@ -24,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from isoline.conditions import INACTIVE, Conditions
 from isoline.encoding import (
     DiscreteLayout,
     Scale,
@@ -34,6 +34,7 @@ from isoline.encoding import (
     real_to_unit,
 )
 from isoline.space import SearchSpace
+from isoline.validation import same_value
 
 __all__ = ["Categorical", "Integer", "Param", "Real", "Space"]
 
@@ -135,7 +136,7 @@ class Categorical:
         if not c:
             raise ValueError("Categorical needs at least one choice")
         for i, a in enumerate(c):
-            if any(_same(a, b) for b in c[:i]):
+            if any(same_value(a, b) for b in c[:i]):
                 raise ValueError(f"Categorical choices must be distinct; {a!r} is repeated")
         object.__setattr__(self, "choices", c)
 
@@ -146,7 +147,7 @@ class Categorical:
 
     def index(self, value: Any) -> int:
         for i, c in enumerate(self.choices):
-            if _same(value, c):
+            if same_value(value, c):
                 return i
         raise ValueError(f"{value!r} is not one of the choices {self.choices}")
 
@@ -159,16 +160,6 @@ def _jsonable(v: Any) -> bool:
     return True
 
 
-def _same(a: Any, b: Any) -> bool:
-    """Equality that does not conflate ``True`` with ``1`` or ``1`` with ``1.0``."""
-    if type(a) is not type(b):
-        return False
-    try:
-        return bool(a == b)
-    except Exception:  # e.g. arrays, whose comparison has no single truth value
-        return a is b
-
-
 Param = Real | Integer | Categorical
 
 
@@ -179,9 +170,16 @@ class Space(SearchSpace):
     Args:
         params: a mapping (or a sequence of ``(name, param)`` pairs) from names to
             :class:`Real`, :class:`Integer` or :class:`Categorical`.
+        conditions: ``{child: {parent: values}}``: ``child`` is active only when its
+            parent (a Categorical or Integer, active itself) takes one of ``values``
+            (:mod:`isoline.conditions`); a configuration holds only active parameters.
     """
 
-    def __init__(self, params: Mapping[str, Param] | Sequence[tuple[str, Param]]) -> None:
+    def __init__(
+        self,
+        params: Mapping[str, Param] | Sequence[tuple[str, Param]],
+        conditions: Mapping[str, Mapping[str, Any]] | None = None,
+    ) -> None:
         items = list(params.items()) if isinstance(params, Mapping) else list(params)
         if not items:
             raise ValueError("a Space needs at least one parameter")
@@ -207,6 +205,11 @@ class Space(SearchSpace):
             start += p.width
         #: encoded dimension (columns of the unit cube)
         self.dim = start
+        self.conditions = Conditions({n: _domain(p) for n, p in self.params.items()}, conditions)
+
+    def active(self, config: Mapping[str, Any]) -> list[str]:
+        """The names of the parameters active in ``config`` (a dict of values)."""
+        return self.conditions.active(config)
 
     @property
     def names(self) -> list[str]:
@@ -254,13 +257,9 @@ class Space(SearchSpace):
 
     @property
     def n_configs(self) -> int | None:
-        """The number of distinct configurations, ``None`` if a Real makes it infinite."""
-        n = 1
-        for p in self.params.values():
-            if isinstance(p, Real):
-                return None
-            n *= p.width if isinstance(p, Categorical) else p.high - p.low + 1
-        return n
+        """The number of distinct configurations (differing in an active parameter),
+        ``None`` if a Real makes it infinite."""
+        return self.conditions.count()
 
     def grid(self, limit: int = 100_000) -> np.ndarray:
         """``(n_configs, dim)`` encodings of every configuration of a finite space.
@@ -273,28 +272,27 @@ class Space(SearchSpace):
             raise ValueError(
                 f"the space has {n or 'infinitely many'} configurations (limit {limit})"
             )
-        values: list[list[Any]] = []
-        for p in self.params.values():
-            if isinstance(p, Categorical):
-                values.append(list(p.choices))
-            elif isinstance(p, Integer):
-                values.append(list(range(p.low, p.high + 1)))
-        return self.encode([dict(zip(self.params, combo)) for combo in itertools.product(*values)])
+        return self.encode(self.conditions.configurations())
 
     def encode(self, configs: Mapping[str, Any] | Sequence[Mapping[str, Any]]) -> np.ndarray:
         """``(n, dim)`` encoded points of ``n`` configurations (``(dim,)`` for one)."""
         single = isinstance(configs, Mapping)
         rows = [configs] if isinstance(configs, Mapping) else list(configs)
-        U = np.zeros((len(rows), self.dim))
+        U = np.full((len(rows), self.dim), INACTIVE)
         for r, config in enumerate(rows):
-            missing = [n for n in self.params if n not in config]
             extra = [n for n in config if n not in self.params]
-            if missing or extra:
+            for name in [n for n in self.conditions.order if n in config]:
+                self._encode_one(name, self.params[name], config[name])  # names a bad value
+            on = self.active(config)
+            missing = [n for n in on if n not in config]
+            off = [n for n in config if n in self.params and n not in on]
+            if missing or extra or off:
                 raise ValueError(
                     f"configuration {dict(config)!r}: missing {missing}, unknown {extra}"
+                    + (f", inactive {off} (set only active parameters)" if off else "")
                 )
-            for name, p in self.params.items():
-                U[r, self.blocks[name]] = self._encode_one(name, p, config[name])
+            for name in on:
+                U[r, self.blocks[name]] = self._encode_one(name, self.params[name], config[name])
         return U[0] if single else U
 
     def decode(self, U: np.ndarray) -> list[dict[str, Any]]:
@@ -312,6 +310,25 @@ class Space(SearchSpace):
                 values = [float(v) for v in real_from_unit(block[:, 0], p.low, p.high, p.scale)]
             for row, v in zip(out, values):
                 row[name] = v
+        if self.conditions:
+            masks = self.conditions.masks(self._codes(U))
+            for name, on in masks.items():
+                for row, a in zip(out, on):
+                    if not a:
+                        del row[name]
+        return out
+
+    def _codes(self, U: np.ndarray) -> dict[str, np.ndarray]:
+        """Each parameter's value in rows ``U`` as its position in its domain (Integer
+        and Categorical parameters only)."""
+        out: dict[str, np.ndarray] = {}
+        for name, p in self.params.items():
+            s = self.blocks[name]
+            if isinstance(p, Categorical):
+                out[name] = np.argmax(U[:, s], axis=1)
+            elif isinstance(p, Integer):
+                k = int_from_unit(U[:, s.start], p.low, p.high, p.scale)
+                out[name] = k.astype(np.int64) - p.low
         return out
 
     def round(self, U: np.ndarray) -> np.ndarray:
@@ -327,6 +344,8 @@ class Space(SearchSpace):
                 R[:, s.start] = int_to_unit(k, p.low, p.high, p.scale)
             else:
                 R[:, s.start] = np.clip(U[:, s.start], 0.0, 1.0)
+        for name, on in self.conditions.masks(self._codes(R)).items():
+            R[~on, self.blocks[name]] = INACTIVE
         return R
 
     # -- the space protocol (isoline.space.SearchSpace, shared with Box) -----------------
@@ -385,11 +404,11 @@ class Space(SearchSpace):
                 out.append({"name": name, "type": "integer", "low": p.low, "high": p.high,
                             "log": p.log})  # fmt: skip
             else:
-                choices = [
-                    json.loads(json.dumps(c)) if _jsonable(c) else repr(c) for c in p.choices
-                ]
+                choices = [_stored(c) for c in p.choices]
                 out.append({"name": name, "type": "categorical", "choices": choices})
-        return {"params": out}
+        if not self.conditions:
+            return {"params": out}
+        return {"params": out, "conditions": self.conditions.to_list(_stored)}
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Space:
@@ -412,12 +431,17 @@ class Space(SearchSpace):
                 else:
                     raise ValueError(f"unknown parameter type {kind!r}")
                 params.append((p["name"], param))
+            conditions = Conditions.from_list(d.get("conditions", []))
         except (KeyError, TypeError) as err:
             raise ValueError(f"not a Space description ({err!r}): {d!r}") from None
-        return cls(params)
+        return cls(params, conditions)
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Space) and self.params == other.params
+        return (
+            isinstance(other, Space)
+            and self.params == other.params
+            and self.conditions == other.conditions
+        )
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -448,4 +472,18 @@ class Space(SearchSpace):
         return U
 
     def __repr__(self) -> str:
-        return f"Space({self.params!r})"
+        if not self.conditions:
+            return f"Space({self.params!r})"
+        return f"Space({self.params!r}, conditions={self.conditions.given()!r})"
+
+
+def _domain(p: Param) -> Sequence[Any] | None:
+    """The values a parameter takes (what :class:`~isoline.conditions.Conditions` needs)."""
+    if isinstance(p, Categorical):
+        return p.choices
+    return range(p.low, p.high + 1) if isinstance(p, Integer) else None
+
+
+def _stored(v: Any) -> Any:
+    """A choice's JSON form in a stored space (its ``repr`` if it has none)."""
+    return json.loads(json.dumps(v)) if _jsonable(v) else repr(v)

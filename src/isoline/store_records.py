@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from isoline.conditions import Conditions
 from isoline.params import Categorical, Integer, Real, Space
 from isoline.space import Box
 from isoline.store_schema import RESUME_FORMATS
@@ -255,7 +256,8 @@ def space_dim(space: dict[str, Any], c: _Field | None = None) -> int:
             params = space["params"]
             if not isinstance(params, list):
                 raise TypeError("params must be a list")
-            return Space([_param(p) for p in params]).dim
+            conditions = Conditions.from_list(space.get("conditions", []))
+            return Space([_param(p) for p in params], conditions).dim
         if set(space) - {"lower", "upper", "names"}:
             raise ValueError(f"unknown keys {sorted(set(space) - {'lower', 'upper', 'names'})}")
         names = space.get("names")
@@ -289,8 +291,11 @@ def _check_x(x: Any, space: dict[str, Any], dim: int, c: _Field) -> None:
     parameters for a typed space."""
     if "params" in space:
         names = [p["name"] for p in space["params"]]
+        if "conditions" in space and isinstance(x, dict):
+            # the active parameters of x, read from its stored (JSON) values
+            names = Space.from_dict(space).active(x)
         if not (isinstance(x, dict) and sorted(x) == sorted(names)):
-            raise c.fail("x", f"must be an object with the parameters {names}")
+            raise c.fail("x", f"must be an object with the (active) parameters {names}")
         return
     if not (isinstance(x, list) and len(x) == dim):
         raise c.fail("x", f"must be a list of {dim} numbers (the space's dimension)")

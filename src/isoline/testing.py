@@ -53,7 +53,14 @@ import pytest
 import isoline as iso
 from isoline.methods.registry import get_method
 
-__all__ = ["MethodConformance", "bowl", "mixed_bowl", "mixed_space"]
+__all__ = [
+    "MethodConformance",
+    "bowl",
+    "conditional_bowl",
+    "conditional_space",
+    "mixed_bowl",
+    "mixed_space",
+]
 
 
 def bowl(x: np.ndarray) -> float:
@@ -82,6 +89,37 @@ def mixed_space() -> iso.Space:
     )
 
 
+def conditional_space() -> iso.Space:
+    """A space with nested conditions: ``gamma`` only for the ``rbf`` and ``poly``
+    kernels, ``degree`` only for ``poly``, ``coef`` only for degrees 3 and 4."""
+    return iso.Space(
+        {
+            "kernel": iso.Categorical(["linear", "rbf", "poly"]),
+            "c": iso.Real(-2.0, 2.0),
+            "gamma": iso.Real(1e-3, 1.0, log=True),
+            "degree": iso.Integer(2, 5),
+            "coef": iso.Categorical(["low", "high"]),
+        },
+        conditions={
+            "gamma": {"kernel": ["rbf", "poly"]},
+            "degree": {"kernel": "poly"},
+            "coef": {"degree": [3, 4]},
+        },
+    )
+
+
+def conditional_bowl(c: dict[str, Any]) -> float:
+    """A function of a :func:`conditional_space` configuration that fails (raises) if it
+    is given an inactive parameter or misses an active one (minimum 0)."""
+    expected = {"linear": 2, "rbf": 3, "poly": 5 if c.get("degree") in (3, 4) else 4}
+    if len(c) != expected[c["kernel"]]:
+        raise KeyError(f"not the active parameters: {sorted(c)}")
+    value = 0.3 * c["c"] ** 2 + {"linear": 1.0, "rbf": 0.0, "poly": 0.5}[c["kernel"]]
+    if "gamma" in c:
+        value += 0.1 * (np.log10(c["gamma"]) + 1.5) ** 2
+    return float(value + 0.1 * abs(c.get("degree", 3) - 3) + 0.2 * (c.get("coef") == "low"))
+
+
 def mixed_bowl(c: dict[str, Any]) -> float:
     """A smooth function of a :func:`mixed_space` configuration (minimum 0)."""
     penalty = {"relu": 0.0, "tanh": 0.3, _NONE_CHOICE: 0.6}[c["act"]]
@@ -95,8 +133,10 @@ def mixed_bowl(c: dict[str, Any]) -> float:
 
 
 def _check_config(space: iso.Space, c: dict[str, Any]) -> None:
-    assert list(c) == space.names
+    assert list(c) == space.active(c)
     for name, p in space.params.items():
+        if name not in c:
+            continue
         v = c[name]
         if isinstance(p, iso.Real):
             assert type(v) is float and p.low <= v <= p.high, (name, v)
@@ -339,6 +379,39 @@ class MethodConformance:
         assert resumed.x_iters == full.x_iters
         np.testing.assert_array_equal(resumed.func_vals, full.func_vals)
         _check_loads_as_run(db, "s", resumed, full)
+
+    def test_conditional_space_active_params_and_resume(self, method: str, tmp_path: Path) -> None:
+        kw: dict[str, Any] = dict(budget=7, seed=1, n_init=4)
+        full = iso.minimize(conditional_bowl, conditional_space(), method, **kw)
+        assert full.n_failed == 0, "the objective was given inactive or missing parameters"
+        for c in full.x_iters:
+            _check_config(conditional_space(), c)
+        keys = [iso.Space.key(c) for c in full.x_iters]
+        assert len(set(keys)) == len(keys), "a configuration was proposed twice"
+        calls = {"n": 0}
+
+        def crashing(c: dict[str, Any]) -> float:
+            calls["n"] += 1
+            if calls["n"] == 6:
+                raise KeyboardInterrupt
+            return conditional_bowl(c)
+
+        db = str(tmp_path / "conditional.db")
+        with pytest.raises(KeyboardInterrupt):
+            iso.minimize(crashing, conditional_space(), method, storage=db, study="s", **kw)
+        resumed = iso.minimize(
+            conditional_bowl, conditional_space(), method, storage=db, study="s", **kw
+        )
+        assert resumed.x_iters == full.x_iters
+        _check_loads_as_run(db, "s", resumed, full)
+
+    def test_finite_conditional_space_is_covered_before_any_repeat(self, method: str) -> None:
+        space = iso.Space(
+            {"k": iso.Categorical(["a", "b"]), "n": iso.Integer(0, 2)}, {"n": {"k": "b"}}
+        )
+        res = iso.minimize(lambda c: c.get("n", 3), space, method, budget=5, seed=0, n_init=2)
+        keys = [iso.Space.key(c) for c in res.x_iters]
+        assert len(set(keys[:4])) == 4 and len(keys) == 5
 
     @pytest.mark.slow
     @pytest.mark.parametrize(("d", "budget"), [(2, 20), (6, 40)])

@@ -28,6 +28,7 @@ __all__ = [
     "check_probability",
     "check_sequence",
     "check_study_name",
+    "same_value",
 ]
 
 #: largest integer a store column holds (SQLite integers are signed 64-bit)
@@ -189,3 +190,14 @@ def check_batch(value: object, name: str, method: str, supports_batch: bool) -> 
             f"a time), got {name}={q}"
         )
     return q
+
+
+def same_value(a: object, b: object) -> bool:
+    """Equality that does not conflate ``True`` with ``1`` or ``1`` with ``1.0`` (values of
+    a categorical parameter, or of a condition on one)."""
+    if type(a) is not type(b):
+        return False
+    try:
+        return bool(a == b)
+    except Exception:  # e.g. arrays, whose comparison has no single truth value
+        return a is b

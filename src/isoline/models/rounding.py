@@ -4,7 +4,8 @@ With it the kernel compares the configurations that are actually evaluated, not 
 continuous relaxations: ``k(T(u), T(u'))`` with ``T`` the rounding of
 :meth:`isoline.params.Space.round`. An acquisition is then constant on the cell of each
 configuration, and is optimized through straight-through gradients (BoTorch's
-``RoundSTE`` for integers, ``OneHotArgmaxSTE`` for one-hot categoricals).
+``RoundSTE`` for integers, ``OneHotArgmaxSTE`` for one-hot categoricals). On a conditional space the columns of each
+parameter inactive at the rounded point take the constant of :mod:`isoline.conditions`.
 
 Garrido-Merchan & Hernandez-Lobato, "Dealing with categorical and integer-valued variables
 in Bayesian optimization with Gaussian processes", Neurocomputing 380 (2020).
@@ -16,6 +17,7 @@ import torch
 from botorch.models.transforms.input import InputTransform
 from botorch.utils.rounding import OneHotArgmaxSTE, RoundSTE
 
+from isoline.conditions import INACTIVE
 from isoline.encoding import int_from_unit, int_to_unit
 from isoline.params import Categorical, Integer, Space
 
@@ -39,13 +41,20 @@ class SpaceRounding(InputTransform):
 
     def transform(self, X: torch.Tensor) -> torch.Tensor:
         R = X.clone()
+        codes: dict[str, torch.Tensor] = {}
         for name, p in self.space.params.items():
             s = self.space.blocks[name]
             if isinstance(p, Integer):
                 k = int_from_unit(X[..., s.start], p.low, p.high, p.scale, torch, RoundSTE.apply)
                 R[..., s.start] = int_to_unit(k, p.low, p.high, p.scale, torch)
+                codes[name] = k.detach().long() - p.low
             elif isinstance(p, Categorical):
                 R[..., s] = OneHotArgmaxSTE.apply(X[..., s])
+                codes[name] = X[..., s].detach().argmax(dim=-1)
+        # inactive parameters take the constant of isoline.conditions (zero gradient there)
+        for name, on in self.space.conditions.masks(codes, torch).items():
+            s = self.space.blocks[name]
+            R[..., s] = torch.where(on[..., None], R[..., s], torch.full_like(R[..., s], INACTIVE))
         return R
 
     def equals(self, other: InputTransform) -> bool:

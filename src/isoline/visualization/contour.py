@@ -44,7 +44,8 @@ def plot_contour(
     seed: int = 0,
 ) -> Any:
     """Filled contours of the fitted mean value over two parameters, the finished
-    evaluations as points and the best one as a star.
+    evaluations as points and the best one as a star (on a conditional space, of the
+    evaluations where both parameters are active).
 
     Args:
         result: a :class:`~isoline.Result` (e.g. from :func:`isoline.load`).
@@ -76,6 +77,13 @@ def plot_contour(
     ok = finished(result, MIN_EVALUATIONS, "a contour plot")
     values = ok["value"].to_numpy(dtype=float)
     U = np.column_stack([p.unit(list(ok[p.column])) for p in chosen])
+    both = np.all(np.isfinite(U), axis=1)  # a conditional parameter is NaN where inactive
+    if both.sum() < MIN_EVALUATIONS:
+        raise ValueError(
+            f"a contour plot needs {MIN_EVALUATIONS} evaluations with both parameters "
+            f"active; {int(both.sum())} have them"
+        )
+    U, values = U[both], values[both]
     grid = np.linspace(0.0, 1.0, resolution)
     G0, G1 = np.meshgrid(grid, grid)
     mean = _fit(U, values, seed).predict(np.column_stack([G0.ravel(), G1.ravel()]))

@@ -21,7 +21,8 @@ def plot_parallel_coordinates(
     one axis per parameter, coloured by value (the best darkest, drawn on top). Every axis
     runs from its parameter's lower bound (bottom) to its upper bound (top), on a log
     scale for a log-scaled parameter; a categorical's choices are spaced evenly; the value
-    axis runs from the lowest to the highest value.
+    axis runs from the lowest to the highest value. On a conditional space a line leaves a
+    gap at the axis of a parameter that was inactive in its evaluation.
 
     Args:
         result: a :class:`~isoline.Result` (e.g. from :func:`isoline.load`).

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from isoline.evaluations import is_missing
 from isoline.visualization.common import StudyResult, direction
 from isoline.visualization.contour import plot_contour
 from isoline.visualization.coordinates import plot_parallel_coordinates
@@ -93,6 +94,10 @@ def _summary(result: StudyResult, frame: Any) -> list[str]:
     for column in frame.columns:
         if column.startswith("params_"):
             v = row[column]
-            text = f"{v:.6g}" if isinstance(v, float) else str(v)
-            lines.append(f"| {column.removeprefix('params_')} | {text} |")
+            name = column.removeprefix("params_")
+            if is_missing(v):
+                text = "(inactive)"  # a conditional parameter its condition switched off
+            else:
+                text = f"{v:.6g}" if isinstance(v, float) else str(v)
+            lines.append(f"| {name} | {text} |")
     return lines
