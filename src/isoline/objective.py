@@ -1,83 +1,393 @@
-"""What a run optimizes: the objective's direction, built and checked in one place.
+"""What a run optimizes: objectives, their directions and black-box constraints.
 
-Methods always minimize. An :class:`Objective` holds the user's direction and turns the
+Methods always minimize. An :class:`Objective` holds the user's specification and turns the
 user's values into the minimized ones (:meth:`Objective.internal`) at one boundary, the
 :class:`~isoline.optimizer.Optimizer`; everything the user sees or a study stores (trial
-values, ``Result.fun``, ``Optimizer.best``) stays in the user's direction. A study
-records :meth:`Objective.to_dict` and refuses to resume with another one.
+values, ``Result.fun``, ``Optimizer.best``) stays in the user's units and directions. A
+study records :meth:`Objective.to_dict` and refuses to resume with another one.
 
-The specification is a value object so that it can grow (several objectives, named
-outputs, constraints) without another argument threading through every entry point.
+An evaluation gives one *row of outputs*: the objectives, then the constraints, in the
+order of :attr:`Objective.names`. A constraint is feasible when its value is ``<= 0``
+(Optuna's convention); a row is feasible when every constraint is and every output is
+finite.
+
+Several objectives are compared by Pareto dominance and summarized by the hypervolume they
+dominate (Zitzler and Thiele, "Multiobjective optimization using evolutionary algorithms -
+a comparative case study", PPSN 1998). Dominance, hypervolume and the inferred reference
+point come from BoTorch's multi-objective utilities (``botorch.utils.multi_objective``),
+imported only when asked for.
 """
 
 from __future__ import annotations
 
+import numbers
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["DIRECTIONS", "Objective"]
+__all__ = ["DIRECTIONS", "REFERENCE_SCALE", "Objective", "OutputError"]
 
 #: the directions an objective can be optimized in
 DIRECTIONS = ("minimize", "maximize")
 
+#: how far past the Pareto front's nadir the inferred reference point lies, as a share of
+#: the front's range in each objective (BoTorch's ``infer_reference_point`` default)
+REFERENCE_SCALE = 0.1
 
-@dataclass(frozen=True)
+
+class OutputError(ValueError):
+    """An objective function returned something the specification cannot read (a missing
+    output name, a value that is not a number, a sequence of the wrong length). The run
+    records it as a failed evaluation."""
+
+
+def _direction(d: object) -> str:
+    if not isinstance(d, str):
+        raise TypeError(f"direction must be 'minimize' or 'maximize', got {d!r}")
+    if d.strip().lower() not in DIRECTIONS:
+        raise ValueError(f"direction must be 'minimize' or 'maximize', got {d!r}")
+    return d.strip().lower()
+
+
+def _names(names: object, what: str) -> tuple[str, ...]:
+    if isinstance(names, str) or not isinstance(names, Sequence):
+        raise TypeError(f"{what} must be a list of names (str), got {names!r}")
+    out = tuple(names)
+    for n in out:
+        if not isinstance(n, str) or not n.strip():
+            raise TypeError(f"{what} must be non-empty names (str), got {n!r}")
+    return out
+
+
+def _number(value: object, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        if isinstance(value, np.ndarray) and value.size == 1 and value.dtype.kind in "fiu":
+            return float(value.reshape(()))
+        raise OutputError(f"output {name!r} must be a number, got {value!r}")
+    return float(value)
+
+
+@dataclass(frozen=True, init=False)
 class Objective:
-    """One objective and its direction.
+    """The objectives of a run, their directions, and its black-box constraints.
 
     Args:
-        direction: ``"minimize"`` or ``"maximize"`` (any letter case).
+        directions: one of ``"minimize"``/``"maximize"`` (any letter case) per objective,
+            or a single direction string (``Objective("maximize")``). ``None`` minimizes
+            every objective.
+        objectives: names of the objectives, or ``None``. With names, the objective
+            function returns a mapping and the objectives are read from those keys;
+            without, it returns a number (one objective) or a sequence of
+            ``len(directions)`` numbers. A single direction string applies to every name.
+        constraints: names of mapping keys holding black-box constraints, feasible when
+            ``<= 0``. Constraints need a mapping return, so they need ``objectives``.
 
     Raises:
-        TypeError: ``direction`` is not a string.
-        ValueError: ``direction`` is another string.
+        TypeError: a direction or name is not a string, or names are not a list.
+        ValueError: an unknown direction, no objective, as many directions as objectives
+            not given, a repeated name, or constraints without objective names.
     """
 
-    direction: str = "minimize"
+    directions: tuple[str, ...]
+    objectives: tuple[str, ...] | None
+    constraints: tuple[str, ...]
 
-    def __post_init__(self) -> None:
-        d = self.direction
-        if not isinstance(d, str):
-            raise TypeError(f"direction must be 'minimize' or 'maximize', got {d!r}")
-        if d.strip().lower() not in DIRECTIONS:
-            raise ValueError(f"direction must be 'minimize' or 'maximize', got {d!r}")
-        object.__setattr__(self, "direction", d.strip().lower())
+    def __init__(
+        self,
+        directions: str | Sequence[str] | None = None,
+        objectives: Sequence[str] | None = None,
+        constraints: Sequence[str] | None = (),
+    ) -> None:
+        objs = None if objectives is None else _names(objectives, "objectives")
+        cons = _names(() if constraints is None else constraints, "constraints")
+        if objs is not None and not objs:
+            raise ValueError("objectives must name at least one objective")
+        if directions is None or isinstance(directions, str):
+            dirs = ((directions or "minimize"),) * (len(objs) if objs else 1)
+        elif isinstance(directions, Sequence):
+            dirs = tuple(directions)
+        else:
+            raise TypeError(f"direction must be 'minimize' or 'maximize', got {directions!r}")
+        if not dirs:
+            raise ValueError("directions must give at least one direction")
+        dirs = tuple(_direction(d) for d in dirs)
+        if objs is not None and len(objs) != len(dirs):
+            raise ValueError(
+                f"{len(dirs)} directions for {len(objs)} objectives {list(objs)}; "
+                "give one direction per objective"
+            )
+        if cons and objs is None:
+            raise ValueError(
+                "constraints are read from a mapping the objective returns: name the "
+                "objectives too (objectives=[...])"
+            )
+        names = (*(objs or ()), *cons)
+        repeated = sorted({n for n in names if names.count(n) > 1})
+        if repeated:
+            raise ValueError(f"output names must be distinct; repeated: {repeated}")
+        object.__setattr__(self, "directions", dirs)
+        object.__setattr__(self, "objectives", objs)
+        object.__setattr__(self, "constraints", cons)
 
     @classmethod
     def of(cls, spec: Objective | str) -> Objective:
-        """``spec`` itself, or the objective of a direction name."""
-        return spec if isinstance(spec, Objective) else cls(spec)
+        """``spec`` itself, or the one objective of a direction name (TypeError else)."""
+        if isinstance(spec, Objective):
+            return spec
+        if not isinstance(spec, str):
+            raise TypeError(f"direction must be 'minimize' or 'maximize', got {spec!r}")
+        return cls(spec)
+
+    # -- shape ---------------------------------------------------------------------------
+    @property
+    def n_objectives(self) -> int:
+        return len(self.directions)
+
+    @property
+    def n_constraints(self) -> int:
+        return len(self.constraints)
+
+    @property
+    def n_outputs(self) -> int:
+        """``m``: the length of a row of outputs."""
+        return self.n_objectives + self.n_constraints
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The output names, objectives then constraints (``"value"`` for one unnamed
+        objective, ``"value_0"``, ``"value_1"``... for several)."""
+        if self.objectives is not None:
+            return (*self.objectives, *self.constraints)
+        if self.n_objectives == 1:
+            return ("value",)
+        return tuple(f"value_{i}" for i in range(self.n_objectives))
+
+    @property
+    def single(self) -> bool:
+        """One objective and no constraint (the values are one number per point)."""
+        return self.n_outputs == 1
+
+    @property
+    def direction(self) -> str:
+        """The direction of the one objective (ValueError with several)."""
+        if self.n_objectives != 1:
+            raise ValueError(f"{self.n_objectives} objectives have directions, not one")
+        return self.directions[0]
 
     @property
     def maximize(self) -> bool:
+        """Whether the one objective is maximized (ValueError with several)."""
         return self.direction == "maximize"
 
-    def internal(self, y: npt.ArrayLike) -> np.ndarray:
-        """The values a method minimizes for the user's values ``y`` (NaN stays NaN);
-        the same map turns them back."""
-        y = np.asarray(y, dtype=float)
-        return -y if self.maximize else y
+    # -- values --------------------------------------------------------------------------
+    def outputs(self, raw: object) -> np.ndarray:
+        """The ``(m,)`` row of outputs an objective function's return ``raw`` gives.
 
-    def best_index(self, y: np.ndarray) -> int | None:
-        """Index of the best finite value of ``y`` (the first of ties), or ``None``."""
-        v = self.internal(y)
-        ok = np.flatnonzero(np.isfinite(v))
+        Raises:
+            OutputError: a missing name, a value that is not a number, a sequence of the
+                wrong length, or a mapping where a number was expected (and back).
+        """
+        if self.objectives is not None:
+            if not isinstance(raw, Mapping):
+                raise OutputError(
+                    f"the objective must return a mapping with keys {list(self.names)}, "
+                    f"got {type(raw).__name__}"
+                )
+            missing = [n for n in self.names if n not in raw]
+            if missing:
+                raise OutputError(
+                    f"the objective's return misses output(s) {missing} "
+                    f"(it has keys {sorted(map(str, raw))})"
+                )
+            return np.array([_number(raw[n], n) for n in self.names])
+        if isinstance(raw, Mapping):
+            raise OutputError(
+                "the objective returned a mapping; name the outputs to read with "
+                "objectives=[...] (and constraints=[...])"
+            )
+        if self.n_objectives == 1:
+            return np.array([_number(raw, "value")])
+        if isinstance(raw, (str, bytes)) or not isinstance(raw, (Sequence, np.ndarray)):
+            raise OutputError(f"the objective must return {self.n_objectives} numbers, got {raw!r}")
+        values = list(np.asarray(raw, dtype=object).reshape(-1))
+        if len(values) != self.n_objectives:
+            raise OutputError(
+                f"the objective returned {len(values)} values for {self.n_objectives} objectives"
+            )
+        return np.array([_number(v, n) for v, n in zip(values, self.names)])
+
+    def rows(self, Y: npt.ArrayLike) -> np.ndarray:
+        """``Y`` as ``(n, m)`` rows: ``(n,)`` is taken as ``n`` rows when ``m == 1`` and as
+        one row when it holds ``m`` values otherwise.
+
+        Raises:
+            ValueError: ``Y`` has another shape.
+        """
+        Y = np.asarray(Y, dtype=float)
+        m = self.n_outputs
+        if Y.ndim == 1 and m == 1:
+            return Y.reshape(-1, 1)
+        if Y.ndim == 1 and Y.shape[0] == m:
+            return Y.reshape(1, m)
+        if Y.ndim == 2 and Y.shape[1] == m:
+            return Y
+        raise ValueError(f"values of shape {Y.shape} for outputs {list(self.names)}; "
+                         f"expected (n, {m})")  # fmt: skip
+
+    def internal(self, Y: npt.ArrayLike) -> np.ndarray:
+        """The values a method sees for the user's values ``Y``: objective columns negated
+        where maximized, constraint columns as they are (NaN stays NaN). ``(n,)`` in and
+        out when ``m == 1``; otherwise ``(m,)`` or ``(n, m)``. The same map turns them
+        back."""
+        Y = np.asarray(Y, dtype=float)
+        sign = np.ones(self.n_outputs)
+        sign[: self.n_objectives] = [-1.0 if d == "maximize" else 1.0 for d in self.directions]
+        if self.n_outputs == 1:
+            return Y * sign[0]
+        return self.rows(Y) * sign if Y.ndim == 2 else Y * sign
+
+    def feasible(self, Y: npt.ArrayLike) -> np.ndarray:
+        """``(n,)`` whether each row is feasible: every output finite and every
+        constraint ``<= 0``."""
+        R = self.rows(Y)
+        finite = np.isfinite(R).all(axis=1)
+        with np.errstate(invalid="ignore"):
+            ok = (R[:, self.n_objectives :] <= 0).all(axis=1)
+        return finite & ok
+
+    def best_index(self, Y: npt.ArrayLike) -> int | None:
+        """Index of the best feasible row by the first objective (the first of ties), or
+        ``None`` when no row is feasible."""
+        v = self.rows(self.internal(Y))[:, 0] if self.n_outputs > 1 else self.internal(Y)
+        ok = np.flatnonzero(self.feasible(Y))
         return None if ok.size == 0 else int(ok[np.argmin(v[ok])])
 
-    def running_best(self, y: np.ndarray) -> np.ndarray:
-        """``(n,)`` best finite value so far in the user's direction (NaN before the first)."""
-        v = self.internal(y)
-        run = np.minimum.accumulate(np.where(np.isfinite(v), v, np.inf))
-        return np.where(np.isfinite(run), self.internal(run), np.nan)
+    def running_best(self, Y: npt.ArrayLike) -> np.ndarray:
+        """``(n,)`` best feasible value of the first objective so far, in the user's
+        direction (NaN before the first feasible row)."""
+        R = self.rows(Y)
+        v = R[:, 0] * (-1.0 if self.directions[0] == "maximize" else 1.0)
+        run = np.minimum.accumulate(np.where(self.feasible(R), v, np.inf))
+        sign = -1.0 if self.directions[0] == "maximize" else 1.0
+        return np.where(np.isfinite(run), sign * run, np.nan)
 
+    # -- several objectives --------------------------------------------------------------
+    def _maximized(self, Y: npt.ArrayLike) -> np.ndarray:
+        """The objective columns of ``Y`` as BoTorch's convention wants them (maximized)."""
+        return -self.rows(self.internal(self.rows(Y)))[:, : self.n_objectives]
+
+    def pareto_indices(self, Y: npt.ArrayLike) -> np.ndarray:
+        """Indices of the feasible rows no other feasible row dominates (BoTorch's
+        ``is_non_dominated``; repeated rows are kept once), in row order."""
+        import torch
+        from botorch.utils.multi_objective.pareto import is_non_dominated
+
+        ok = np.flatnonzero(self.feasible(Y))
+        if ok.size == 0:
+            return ok
+        keep = is_non_dominated(torch.as_tensor(self._maximized(Y)[ok]), deduplicate=True)
+        return ok[keep.numpy()]
+
+    def check_reference(self, ref: npt.ArrayLike) -> np.ndarray:
+        """``ref`` as ``(n_objectives,)`` finite values (ValueError otherwise)."""
+        r = np.asarray(ref, dtype=float).reshape(-1)
+        if r.shape != (self.n_objectives,) or not np.all(np.isfinite(r)):
+            raise ValueError(
+                f"reference point must be {self.n_objectives} finite numbers (one per "
+                f"objective), got {np.asarray(ref).tolist()}"
+            )
+        return r
+
+    def reference_point(self, Y: npt.ArrayLike) -> np.ndarray:
+        """The reference point inferred from the feasible Pareto front of ``Y``.
+
+        Rule (BoTorch's ``infer_reference_point``): in each objective, the front's worst
+        value (the nadir) moved further in the worse direction by :data:`REFERENCE_SCALE`
+        (10%) of the front's range in that objective; with a one-point front, by 10% of
+        the point's absolute value (at least 1e-8). In the user's directions.
+
+        Raises:
+            ValueError: no row is feasible.
+        """
+        import torch
+        from botorch.utils.multi_objective.hypervolume import infer_reference_point
+
+        idx = self.pareto_indices(Y)
+        if idx.size == 0:
+            raise ValueError("no feasible point: a reference point cannot be inferred")
+        front = torch.as_tensor(self._maximized(Y)[idx])
+        ref = infer_reference_point(front, scale=REFERENCE_SCALE).numpy()
+        return self._from_maximized(ref)
+
+    def _from_maximized(self, r: np.ndarray) -> np.ndarray:
+        sign = np.array([1.0 if d == "maximize" else -1.0 for d in self.directions])
+        return r * sign
+
+    def hypervolume(self, Y: npt.ArrayLike, ref: npt.ArrayLike) -> float:
+        """The hypervolume the feasible rows of ``Y`` dominate up to ``ref`` (user units);
+        0 when none dominates it (BoTorch's ``Hypervolume``)."""
+        import torch
+        from botorch.utils.multi_objective.hypervolume import Hypervolume
+
+        r = self.check_reference(ref)
+        idx = self.pareto_indices(Y)
+        rm = -self.rows(self.internal(np.concatenate([r, np.zeros(self.n_constraints)])))[0]
+        rm = rm[: self.n_objectives]
+        P = self._maximized(Y)[idx]
+        P = P[(P > rm).all(axis=1)]
+        if len(P) == 0:
+            return 0.0
+        hv = Hypervolume(torch.as_tensor(rm)).compute(torch.as_tensor(P))
+        return float(hv)
+
+    def hypervolume_history(self, Y: npt.ArrayLike, ref: npt.ArrayLike) -> np.ndarray:
+        """``(n,)`` hypervolume of the first ``i + 1`` rows, for each ``i``."""
+        R = self.rows(Y)
+        out = np.zeros(len(R))
+        last = -1.0
+        feasible = self.feasible(R)
+        for i in range(len(R)):
+            if i and not feasible[i]:
+                out[i] = last
+                continue
+            last = self.hypervolume(R[: i + 1], ref)
+            out[i] = last
+        return out
+
+    # -- records -------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
-        """JSON description (a study records it)."""
-        return {"direction": self.direction}
+        """JSON description (a study records it). One unnamed objective keeps the form of
+        studies from before several objectives (``{"direction": ...}``)."""
+        if self.objectives is None and self.n_objectives == 1:
+            return {"direction": self.directions[0]}
+        return {
+            "directions": list(self.directions),
+            "objectives": None if self.objectives is None else list(self.objectives),
+            "constraints": list(self.constraints),
+        }
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any] | None) -> Objective:
-        """The objective a study recorded (a study from before directions minimized)."""
-        return cls(**d) if d else cls()
+    def from_dict(cls, d: Mapping[str, Any] | None) -> Objective:
+        """The specification a study recorded (a study from before directions minimized;
+        a study from before several objectives has one ``direction``)."""
+        if not d:
+            return cls()
+        if not isinstance(d, Mapping):
+            raise TypeError(f"an objective record must be a mapping, got {d!r}")
+        unknown = sorted(set(d) - {"direction", "directions", "objectives", "constraints"})
+        if unknown:
+            raise ValueError(f"unknown field(s) {unknown} in objective record {dict(d)}")
+        if "direction" in d:
+            if "directions" in d:
+                raise ValueError("an objective record has both direction and directions")
+            return cls(d["direction"], d.get("objectives"), d.get("constraints", ()))
+        return cls(d.get("directions"), d.get("objectives"), d.get("constraints", ()))
+
+    def describe(self) -> str:
+        """One line naming the outputs and directions, for messages."""
+        parts = [f"{n} ({d})" for n, d in zip(self.names, self.directions)]
+        parts += [f"{c} (<= 0)" for c in self.constraints]
+        return ", ".join(parts)

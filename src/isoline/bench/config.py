@@ -254,7 +254,7 @@ def parse_config(raw: Any, default_name: str = "bench", source: str = "config") 
     name = str(raw.get("name", default_name))
     if "/" in name:
         errors.append(f"name must not contain '/', got {name!r}")
-    direction = attempt("direction", Objective, raw.get("direction", "minimize"))
+    direction = attempt("direction", Objective.of, raw.get("direction", "minimize"))
     timeout = raw.get("timeout")
     if timeout is not None:
         timeout = attempt("timeout", check_positive, timeout, "timeout")

@@ -38,7 +38,7 @@ from isoline.params import Space
 from isoline.threads import single_threaded
 from isoline.validation import check_batch, check_int
 
-__all__ = ["Method", "ReplayPickled", "failure_value", "variance_floor"]
+__all__ = ["Method", "ReplayPickled", "check_capability", "failure_value", "variance_floor"]
 
 
 #: GPyTorch's floor on posterior variances in float64, made for ``y`` of order one
@@ -73,6 +73,29 @@ def variance_floor(y: np.ndarray) -> Iterator[None]:
         yield
 
 
+def check_capability(cls: type[Method], n_objectives: int, n_constraints: int) -> None:
+    """Raise ValueError if method class ``cls`` cannot handle ``n_objectives`` objectives
+    and ``n_constraints`` constraints, naming the registered methods that can."""
+    if not cls.adaptive or (
+        n_objectives <= cls.max_objectives and (n_constraints == 0 or cls.supports_constraints)
+    ):
+        return
+    from isoline.methods.registry import capable_methods
+
+    own = "one objective" if cls.max_objectives == 1 else f"up to {cls.max_objectives} objectives"
+    own += " with constraints" if cls.supports_constraints else " without constraints"
+    want = []
+    if n_objectives > 1:
+        want.append(f"{n_objectives} objectives")
+    if n_constraints:
+        want.append("constraints")
+    names = capable_methods(n_objectives, n_constraints)
+    raise ValueError(
+        f"method {cls.name!r} handles {own}; for {' and '.join(want)} use one of: "
+        + ", ".join(names)
+    )
+
+
 class Method:
     """Base class of isoline's methods (unit cube, minimization).
 
@@ -87,6 +110,14 @@ class Method:
             Then :meth:`ask` serves every point rounded to the configuration it decodes to
             (:meth:`Space.round`), never two points of one configuration in a batch, and
             no configuration already evaluated or pending while unseen ones remain.
+        n_objectives: number of objectives the run has (the first columns of a row told).
+        n_constraints: number of black-box constraints (the last columns; ``<= 0`` is
+            feasible).
+
+    Several objectives or constraints: a method handles up to :attr:`max_objectives`
+    objectives, and constraints if :attr:`supports_constraints`; one that does not adapt to
+    values (:attr:`adaptive` false) handles any. Beyond that, construction raises a
+    ValueError naming the methods that handle the specification.
 
     Known data: points told that were never served (warm start) take the place of the
     initial-design points nearest to them, one each, so no design point is served next to
@@ -110,9 +141,9 @@ class Method:
     #: named option sets (``preset=name``): each maps the dimension to options, which
     #: options given explicitly override (see :func:`isoline.methods.registry.make_method`)
     presets: ClassVar[Mapping[str, Callable[[int], dict[str, Any]]]] = {}
-    #: how many objectives the method can optimize
+    #: how many objectives the method handles (rows told carry them first)
     max_objectives: ClassVar[int] = 1
-    #: whether the method handles black-box constraints (values <= 0 feasible)
+    #: whether the method handles black-box constraints (the last columns of a row)
     supports_constraints: ClassVar[bool] = False
 
     def __init__(
@@ -130,11 +161,7 @@ class Method:
         self.dim = check_int(dim, "dim", 1)
         self.n_objectives = check_int(n_objectives, "n_objectives", 1)
         self.n_constraints = check_int(n_constraints, "n_constraints", 0)
-        if self.adaptive and (
-            self.n_objectives > self.max_objectives
-            or (self.n_constraints and not self.supports_constraints)
-        ):
-            raise ValueError(f"method {self.name!r} handles one objective without constraints")
+        check_capability(type(self), self.n_objectives, self.n_constraints)
         if space is not None:
             if not isinstance(space, Space):
                 raise TypeError(f"space must be an isoline.Space, got {type(space).__name__}")
@@ -151,8 +178,11 @@ class Method:
         self._init_points = initial_design(self.init, n_init, self.dim, seed=self.seed)
         self.n_init = n_init
         self.X = np.empty((0, self.dim))
-        self.y = np.empty(0)
+        #: every row told, ``(n, m)`` internal values (objectives minimized, constraints
+        #: ``<= 0`` feasible); a failed evaluation is a row of NaN
         self.Y = np.empty((0, self.n_objectives + self.n_constraints))
+        #: the first objective's column of :attr:`Y` (what one-objective methods model)
+        self.y = np.empty(0)
         self.n_asked = 0
         #: initial-design points not served yet
         self._design = self._init_points.copy()
@@ -233,19 +263,28 @@ class Method:
         left = [r for r in self.space.round(self.space.grid()) if r.tobytes() not in self._seen]
         return left[int(self.rng.integers(len(left)))] if left else None
 
+    @property
+    def n_outputs(self) -> int:
+        """``m``: objectives plus constraints, the length of a row told."""
+        return self.n_objectives + self.n_constraints
+
     def tell(self, X: np.ndarray, y: np.ndarray) -> None:
-        """Record observations: ``X`` ``(n, d)`` unit cube, ``y`` ``(n,)``; NaN = failed."""
+        """Record observations: ``X`` ``(n, d)`` unit cube and internal values ``y``:
+        ``(n,)`` with one output, ``(n, m)`` rows otherwise (objectives minimized, then
+        constraints, ``<= 0`` feasible). A row with a NaN or inf anywhere is a failed
+        evaluation (kept as a row of NaN)."""
         X = np.atleast_2d(np.asarray(X, dtype=float))
-        m = self.Y.shape[1]
-        Y = np.asarray(y, dtype=float).reshape(X.shape[0], -1) if m > 1 else None
-        y = np.asarray(y, dtype=float).reshape(-1) if Y is None else Y[:, 0]
-        if X.shape[1] != self.dim or X.shape[0] != y.shape[0]:
+        Y = np.asarray(y, dtype=float)
+        m = self.n_outputs
+        if Y.ndim == 1 and (m == 1 or (Y.shape[0] == m and X.shape[0] == 1)):
+            Y = Y.reshape(-1, m)
+        if X.ndim != 2 or X.shape[1] != self.dim or Y.shape != (X.shape[0], m):
+            want = "(n,)" if m == 1 else f"(n, {m})"
             raise ValueError(
-                f"tell got X {X.shape} and y {y.shape}; expected (n, {self.dim}), (n,)"
+                f"tell got X {X.shape} and y {Y.shape}; expected (n, {self.dim}), {want}"
             )
-        Y = y.reshape(-1, 1) if Y is None else Y
         Y = np.where(np.isfinite(Y).all(axis=1, keepdims=True), Y, np.nan)
-        y = Y[:, 0]
+        y = Y[:, 0].copy()
         self.X = np.vstack([self.X, X if self.space is None else self.space.round(X)])
         self.Y = np.vstack([self.Y, Y])
         self.y = self.Y[:, 0]
@@ -327,7 +366,9 @@ class Method:
         raise NotImplementedError
 
     def observe(self, X: np.ndarray, y: np.ndarray) -> None:
-        """Hook called by :meth:`tell` with the new ``(n, d)`` points and ``(n,)`` values.
+        """Hook called by :meth:`tell` with the new ``(n, d)`` points and ``(n,)`` values
+        of the first objective (a method handling several outputs reads the new rows
+        from the end of :attr:`Y`).
 
         Points that :meth:`ask` served come back as :meth:`propose` returned them (on a
         typed space :meth:`ask` may have rounded or replaced them; :attr:`X` holds the
@@ -344,12 +385,17 @@ class Method:
             return self.X[ok], self.y[ok]
         return self.X, np.where(ok, self.y, self.y[ok].max())
 
+    def feasible(self) -> np.ndarray:
+        """``(n,)`` whether each row told is feasible: finite, every constraint ``<= 0``."""
+        with np.errstate(invalid="ignore"):
+            ok = (self.Y[:, self.n_objectives :] <= 0).all(axis=1)
+        return np.asarray(np.isfinite(self.Y).all(axis=1) & ok, dtype=bool)
+
     @property
     def best(self) -> tuple[np.ndarray, float] | None:
-        """``(x, y)`` of the best finite observation, or ``None``."""
-        ok = np.flatnonzero(
-            np.isfinite(self.y) & np.all(self.Y[:, self.n_objectives :] <= 0, axis=1)
-        )
+        """``(x, y)`` of the best feasible observation by the first objective, or
+        ``None`` when none is feasible."""
+        ok = np.flatnonzero(self.feasible())
         if ok.size == 0:
             return None
         i = ok[np.argmin(self.y[ok])]

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 __all__ = [
     "MODULES",
     "MethodInfo",
+    "capable_methods",
     "get_method",
     "make_method",
     "method_names",
@@ -72,7 +73,7 @@ MODULES: dict[str, str] = {
 }
 
 _REGISTRY: dict[str, type[Method]] = {}
-_COMMON = ("seed", "batch_size", "n_init", "init", "space")
+_COMMON = ("seed", "batch_size", "n_init", "init", "space", "n_objectives", "n_constraints")
 
 
 @dataclass(frozen=True)
@@ -234,3 +235,20 @@ def methods() -> list[MethodInfo]:
         MethodInfo(c.name, c.family, c.paper, c.supports_batch, _options(c), _summary(c))
         for _, c in sorted(_REGISTRY.items())
     ]
+
+
+def capable_methods(n_objectives: int = 1, n_constraints: int = 0) -> list[str]:
+    """Names of the registered methods that handle ``n_objectives`` objectives and
+    ``n_constraints`` constraints, sorted: those that adapt to values, or, if none does,
+    the designs that ignore values (random, sobol). Imports every method module."""
+    for module in sorted({m for m in MODULES.values() if not _is_peer(m)}):
+        importlib.import_module(module)
+    able = [
+        c
+        for _, c in sorted(_REGISTRY.items())
+        if c.family != "peer"
+        and (not c.adaptive or n_objectives <= c.max_objectives)
+        and (not c.adaptive or n_constraints == 0 or c.supports_constraints)
+    ]
+    adaptive = [c.name for c in able if c.adaptive]
+    return adaptive or [c.name for c in able]

@@ -68,18 +68,22 @@ class PeerMethod(ReplayPickled):
         n_init: int | None = None,
         init: str | None = None,
         space: Any = None,
+        n_objectives: int = 1,
+        n_constraints: int = 0,
         **options: Any,
     ) -> None:
         super().__init__(
-            dim, seed=seed, batch_size=batch_size, n_init=n_init, init=init, space=space
-        )
+            dim, seed=seed, batch_size=batch_size, n_init=n_init, init=init, space=space,
+            n_objectives=n_objectives, n_constraints=n_constraints,
+        )  # fmt: skip
         self.budget = None if budget is None else check_int(budget, "budget", 1)
         self.options = dict(options)
         #: the parameters the peer sees, named x0, x1, ...: the typed space's own (log
         #: scales, integers, categorical choices as their indices) or d reals in [0, 1]
         self._params = _peer_params(space, dim)
         self._record_args({"dim": dim, "budget": budget, "seed": seed, "batch_size": batch_size,
-                           "n_init": n_init, "init": init, "space": space, **options})  # fmt: skip
+                           "n_init": n_init, "init": init, "space": space, "n_objectives": n_objectives,
+                           "n_constraints": n_constraints, **options})  # fmt: skip
         self._handles: dict[bytes, list[Any]] = {}
         self._worst: float | None = None
         _require(self.name, self.packages)
