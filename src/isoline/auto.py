@@ -256,10 +256,13 @@ def resolve(
     batch_size: int,
     options: Mapping[str, Any],
     budget: int | None = None,
+    n_objectives: int = 1,
+    n_constraints: int = 0,
 ) -> tuple[str, dict[str, Any], Choice | None]:
     """``(method, options, choice)``: a named method passes through in its registered
     spelling (:func:`isoline.methods.registry.resolve_name`); ``"auto"`` becomes its
-    choice for ``budget`` (if known), taking only ``noisy`` from ``options``.
+    choice for ``budget`` (if known), taking only ``noisy`` from ``options``. With several
+    objectives or constraints, ``"auto"`` takes :func:`choose_for_outputs`.
 
     Raises:
         TypeError: ``"auto"`` given options of a named method.
@@ -274,8 +277,32 @@ def resolve(
             f"method='auto' takes only the options {list(AUTO_OPTIONS)} (and budget), got "
             f"{other}; name a method to set its own options"
         )
-    choice = choose(space, budget, batch_size, options.get("noisy", False))
+    if n_objectives > 1 or n_constraints:
+        choice = choose_for_outputs(n_objectives, n_constraints)
+    else:
+        choice = choose(space, budget, batch_size, options.get("noisy", False))
     return choice.method, dict(choice.options), choice
+
+
+def choose_for_outputs(n_objectives: int, n_constraints: int) -> Choice:
+    """The choice for several objectives or constraints: gp-ei where it handles them, else
+    the first method that does (:func:`isoline.methods.registry.capable_methods`). No
+    measured evidence backs it yet: the benchmark runs of issue 41 (item 5) are pending."""
+    from isoline.methods.registry import capable_methods
+
+    able = capable_methods(n_objectives, n_constraints)
+    method = "gp-ei" if "gp-ei" in able else able[0]
+    what = f"{n_objectives} objectives" if n_objectives > 1 else "one objective"
+    if n_constraints:
+        what += f" and {n_constraints} constraints"
+    return Choice(
+        method,
+        {},
+        "several outputs",
+        what,
+        f"{method} handles {what}; evidence pending (issue 41 item 5, benchmark runs)",
+        "",
+    )
 
 
 def explain() -> list[tuple[str, str, str, str, str]]:

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["DIRECTIONS", "REFERENCE_SCALE", "Objective", "OutputError"]
+__all__ = ["DIRECTIONS", "REFERENCE_SCALE", "UNSET", "Objective", "OutputError", "Unset"]
 
 #: the directions an objective can be optimized in
 DIRECTIONS = ("minimize", "maximize")
@@ -36,6 +36,18 @@ DIRECTIONS = ("minimize", "maximize")
 #: how far past the Pareto front's nadir the inferred reference point lies, as a share of
 #: the front's range in each objective (BoTorch's ``infer_reference_point`` default)
 REFERENCE_SCALE = 0.1
+
+
+class Unset:
+    """The type of :data:`UNSET`, an entry point's "keyword not given"."""
+
+    def __repr__(self) -> str:
+        return "UNSET"
+
+
+#: the default of an entry point's ``direction`` (so that one given with ``directions``
+#: is told apart from none)
+UNSET = Unset()
 
 
 class OutputError(ValueError):
@@ -140,6 +152,37 @@ class Objective:
         if not isinstance(spec, str):
             raise TypeError(f"direction must be 'minimize' or 'maximize', got {spec!r}")
         return cls(spec)
+
+    @classmethod
+    def from_args(
+        cls,
+        direction: Objective | str | None | Unset = None,
+        directions: str | Sequence[str] | None = None,
+        objectives: Sequence[str] | None = None,
+        constraints: Sequence[str] | None = None,
+    ) -> Objective:
+        """The specification of an entry point's keywords (``direction`` alone, or
+        ``directions``/``objectives``/``constraints``; an :class:`Objective` may be given
+        as ``direction``).
+
+        ``direction`` may be :data:`UNSET` (an entry point's default: not given); ``None``
+        given explicitly is refused.
+
+        Raises:
+            ValueError: both ``direction`` and ``directions`` given, or an Objective with
+                other keywords.
+        """
+        if isinstance(direction, Unset):
+            return cls(directions, objectives, constraints)
+        if directions is not None:
+            raise ValueError("give direction (one objective) or directions, not both")
+        if isinstance(direction, Objective):
+            if objectives is not None or constraints:
+                raise ValueError("an Objective carries its own objectives and constraints")
+            return direction
+        if not isinstance(direction, str):
+            raise TypeError(f"direction must be 'minimize' or 'maximize', got {direction!r}")
+        return cls(direction, objectives, constraints)
 
     # -- shape ---------------------------------------------------------------------------
     @property

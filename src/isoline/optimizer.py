@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -10,7 +11,7 @@ import numpy as np
 
 from isoline.auto import AUTO, Choice, resolve
 from isoline.methods.registry import get_method, make_method
-from isoline.objective import Objective
+from isoline.objective import UNSET, Objective, Unset
 from isoline.parallel import as_real
 from isoline.params import Space
 from isoline.space import Box, SearchSpace
@@ -41,6 +42,9 @@ class Optimizer:
         direction: ``"minimize"`` (default) or ``"maximize"`` the told values (or an
             :class:`~isoline.objective.Objective`); :meth:`tell`, :attr:`best` and
             :attr:`history` are in this direction.
+        directions, objectives, constraints: several objectives and black-box constraints
+            (see :class:`~isoline.objective.Objective`); ``objective=`` takes a whole
+            specification. :meth:`tell` then takes one row of outputs per point.
         budget: the number of evaluations, if known: ``"auto"`` and the methods that plan
             by it (the peers) use it; the others do not need it.
         **options: the method's own options (``noisy`` for ``"auto"``).
@@ -65,7 +69,11 @@ class Optimizer:
         n_init: int | None = None,
         init: str | None = None,
         *,
-        direction: Objective | str = "minimize",
+        direction: Objective | str | Unset = UNSET,
+        directions: str | Sequence[str] | None = None,
+        objectives: Sequence[str] | None = None,
+        constraints: Sequence[str] | None = None,
+        objective: Objective | None = None,
         budget: int | None = None,
         **options: Any,
     ) -> None:
@@ -73,9 +81,17 @@ class Optimizer:
             raise TypeError(f"space must be an isoline.Box or Space, got {type(space).__name__}")
         if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and seed > MAX_SEED:
             raise ValueError(f"seed must be <= 2**63 - 1, got {seed}")
-        self.objective = Objective.of(direction)
+        if objective is not None:
+            if not isinstance(objective, Objective):
+                raise TypeError(f"objective must be an isoline.Objective, got {objective!r}")
+            if not isinstance(direction, Unset) or directions or objectives or constraints:
+                raise ValueError("give objective= or the direction keywords, not both")
+            direction = objective
+        self.objective = Objective.from_args(direction, directions, objectives, constraints)
         self.space = space
-        method, options, choice = resolve(method, space, batch_size, options, budget)
+        o = self.objective
+        method, options, choice = resolve(method, space, batch_size, options, budget,
+                                          o.n_objectives, o.n_constraints)  # fmt: skip
         if budget is not None and getattr(get_method(method), "takes_budget", False):
             options.setdefault("budget", budget)
         self.choice: Choice | None = choice
@@ -83,6 +99,7 @@ class Optimizer:
         self.options = dict(options)
         self.method = make_method(method, space.dim, seed=seed, batch_size=batch_size,
                                   n_init=n_init, init=init, space=space.method_space,
+                                  n_objectives=o.n_objectives, n_constraints=o.n_constraints,
                                   **options)  # fmt: skip
         self._asked: dict[bytes | str, np.ndarray] = {}
 
@@ -157,7 +174,10 @@ class Optimizer:
             TypeError: a value of ``y`` is not a real number (or None).
         """
         P = self.space.points(X)
-        values = _check_tell_values(y, len(P))
+        if self.objective.single:
+            values = _check_tell_values(y, len(P))
+        else:
+            values = _check_tell_rows(self.objective, y, len(P))
         known = [self._asked.pop(self.space.key(x), None) for x in P]
         U = np.array(
             [u if u is not None else self.space.unit(P[i : i + 1])[0] for i, u in enumerate(known)]
@@ -166,19 +186,28 @@ class Optimizer:
 
     @property
     def best(self) -> tuple[Any, float] | None:
-        """``(x, y)`` of the best finite observation (the largest when maximizing) in user
-        units, or ``None``."""
+        """``(x, y)`` of the best feasible observation of the first objective (the largest
+        when maximizing) in user units, or ``None`` when none is feasible."""
         b = self.method.best
         if b is None:
             return None
-        return self.space.from_unit(b[0][None])[0], float(self.objective.internal(b[1]))
+        sign = -1.0 if self.objective.directions[0] == "maximize" else 1.0
+        return self.space.from_unit(b[0][None])[0], sign * float(b[1])
 
     @property
     def history(self) -> tuple[Any, np.ndarray]:
-        """All observations ``(X, y (n,))`` (``X`` as :meth:`ask` gives points, ``y`` as
-        told); failed ones have NaN."""
-        y = np.array(self.objective.internal(self.method.y))
-        return self.space.from_unit(self.method.X), y
+        """All observations ``(X, Y)`` (``X`` as :meth:`ask` gives points, ``Y`` as told:
+        ``(n,)`` with one output, ``(n, m)`` rows otherwise); failed ones have NaN."""
+        Y = self.method.Y if not self.objective.single else self.method.y
+        return self.space.from_unit(self.method.X), np.array(self.objective.internal(Y))
+
+    @property
+    def pareto_front(self) -> tuple[Any, np.ndarray]:
+        """The feasible Pareto front so far: ``(X, Y (k, m))`` (as :attr:`history`), the
+        rows no other feasible row dominates."""
+        X, Y = self.history
+        idx = self.objective.pareto_indices(Y)
+        return self.space.from_unit(self.method.X[idx]), Y[idx]
 
 
 def _check_tell_values(y: Any, n: int) -> np.ndarray:
@@ -190,6 +219,43 @@ def _check_tell_values(y: Any, n: int) -> np.ndarray:
         except TypeError as e:
             raise TypeError(f"y[{i}]: {e}") from None
     return out
+
+
+def _check_tell_rows(objective: Objective, Y: Any, n: int) -> np.ndarray:
+    """``(n, m)`` rows from an array, a list of rows or a list of mappings keyed by the
+    output names (None or a NaN marks a failed evaluation)."""
+    m = objective.n_outputs
+    if isinstance(Y, Mapping):
+        Y = [Y]
+    if (
+        isinstance(Y, Sequence)
+        and not isinstance(Y, str)
+        and any(isinstance(r, Mapping) for r in Y)
+    ):
+        if len(Y) != n:
+            raise ValueError(f"y has {len(Y)} rows for {n} points")
+        rows = np.full((n, m), np.nan)
+        for i, r in enumerate(Y):
+            if r is not None:
+                try:
+                    rows[i] = objective.outputs(r)
+                except ValueError as e:
+                    raise ValueError(f"y[{i}]: {e}") from None
+        return rows
+    if isinstance(Y, Sequence) and not isinstance(Y, str):
+        Y = [np.full(m, np.nan) if r is None else r for r in Y]
+    try:
+        rows = np.asarray(Y, dtype=float)
+    except (TypeError, ValueError) as e:
+        raise TypeError(f"y must be rows of {m} numbers {list(objective.names)}: {e}") from None
+    if rows.ndim == 1 and rows.shape[0] == m and n == 1:
+        rows = rows.reshape(1, m)
+    if rows.shape != (n, m):
+        raise ValueError(
+            f"y has shape {rows.shape}; expected ({n}, {m}): one row of outputs "
+            f"{list(objective.names)} per point"
+        )
+    return rows
 
 
 @dataclass

@@ -1,0 +1,55 @@
+"""The Optimizer with several objectives and constraints: rows, mappings, best, front."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import isoline as iso
+from isoline.objective import Objective
+
+BOX = iso.Box([0.0, 0.0], [1.0, 1.0])
+
+
+def test_rows_and_mappings_are_told_in_the_users_directions() -> None:
+    opt = iso.Optimizer(BOX, "random", directions=["minimize", "maximize"],
+                        objectives=["cost", "gain"], constraints=["c"])  # fmt: skip
+    X = opt.ask(3)
+    opt.tell(X, [[1.0, 1.0, 0.0], [2.0, 3.0, -1.0], [0.5, 9.0, 1.0]])
+    opt.tell(opt.ask(2), [{"cost": 3.0, "gain": 3.0, "c": -1.0}, None])
+    _, Y = opt.history
+    assert Y.shape == (5, 3) and np.isnan(Y[4]).all()
+    np.testing.assert_array_equal(opt.method.Y[1], [2.0, -3.0, -1.0])  # gain negated
+    front_x, front_y = opt.pareto_front
+    np.testing.assert_array_equal(front_y, [[1.0, 1.0, 0.0], [2.0, 3.0, -1.0]])
+    np.testing.assert_array_equal(front_x, X[:2])
+    x, y = opt.best  # the first objective's best feasible
+    assert y == 1.0 and np.array_equal(x, X[0])
+    with pytest.raises(ValueError, match=r"misses output\(s\) \['c'\]"):
+        opt.tell(opt.ask(1), [{"cost": 1.0, "gain": 2.0}])
+    with pytest.raises(ValueError, match=r"expected \(2, 3\)"):
+        opt.tell(opt.ask(2), [1.0, 2.0])
+
+
+def test_the_specification_keywords() -> None:
+    spec = Objective("maximize", ["a"], ["c"])
+    assert iso.Optimizer(BOX, "random", objective=spec).objective == spec
+    with pytest.raises(ValueError, match="not both"):
+        iso.Optimizer(BOX, "random", direction="minimize", directions=["minimize"])
+    with pytest.raises(ValueError, match="not both"):
+        iso.Optimizer(BOX, "random", objective=spec, direction="maximize")
+    with pytest.raises(ValueError, match="for constraints use one of"):
+        iso.Optimizer(BOX, "gibo", objective=spec)
+    opt = iso.Optimizer(BOX, directions=["minimize", "minimize"])
+    assert opt.choice is not None and "evidence pending" in opt.choice.reason
+    assert opt.method.n_objectives == 2
+
+
+def test_one_objective_best_is_feasible_and_maximized() -> None:
+    opt = iso.Optimizer(BOX, "sobol", direction="maximize")
+    X = opt.ask(2)
+    opt.tell(X, [1.0, 2.0])
+    assert opt.best[1] == 2.0
+    con = iso.Optimizer(BOX, "sobol", objective=Objective("maximize", ["a"], ["c"]))
+    con.tell(X, [[5.0, 1.0], [2.0, 0.0]])
+    assert con.best[1] == 2.0
