@@ -34,6 +34,14 @@ from isoline.acquisition import (
 )
 from isoline.encoding import DiscreteLayout
 from isoline.methods.base import Method
+from isoline.methods.gp_outputs import (
+    MO_ACQUISITIONS,
+    constrained_log_nei,
+    hypervolume_log_nei,
+    impute_outputs,
+    mo_acquisition,
+    parego_log_nei,
+)
 from isoline.methods.registry import register
 from isoline.methods.ucb import UCBWeight
 from isoline.models.gp import GP, KERNELS, PRIORS, GPFitError, fit_gp
@@ -140,6 +148,8 @@ class _GPMethod(Method):
                 "fits in its own coordinates)"
             )
         self._gp_state: dict[str, np.ndarray] | None = None
+        #: per output (several outputs): the last fitted hyperparameters
+        self._output_states: list[dict[str, np.ndarray] | None] | None = None
         self._fitted_at = 0
 
     def _fit(self) -> tuple[GP, np.ndarray]:
@@ -150,19 +160,45 @@ class _GPMethod(Method):
         second ``ask`` before a ``tell``); kept ones that make the new data's covariance
         numerically singular are fitted again."""
         X, y = self.data()
-        due = self._gp_state is None or (
-            len(y) > self._fitted_at and len(y) >= self._fitted_at * (1.0 + self.refit_growth)
-        )
-        if not due:
-            try:
-                gp = self._fit_gp(X, y, fit=False, init=self._gp_state)
-            except GPFitError:
-                due = True
-        if due:
-            gp = self._fit_gp(X, y, fit=True, init=self._gp_state if self.warm_start else None)
+        gp, self._gp_state, fitted = self._fit_column(X, y, self._refit_due(len(y)), self._gp_state)
+        if fitted:
             self._fitted_at = len(y)
-        self._gp_state = gp.state()
         return gp, y
+
+    def _fit_outputs(self) -> tuple[list[GP], np.ndarray]:
+        """One GP per column of :attr:`Y` (failures imputed, :func:`impute_outputs`) on
+        the evaluated points, fitted as :meth:`_fit` fits one; returns them and the
+        imputed ``Y``."""
+        X, Y = self.X, impute_outputs(self.Y, self.n_objectives)
+        due = self._refit_due(len(X))
+        states = self._output_states or [None] * Y.shape[1]
+        gps, fitted = [], False
+        for j in range(Y.shape[1]):
+            gp, states[j], f = self._fit_column(X, Y[:, j], due, states[j])
+            gps.append(gp)
+            fitted = fitted or f
+        self._output_states = states
+        if fitted:
+            self._fitted_at = len(X)
+        return gps, Y
+
+    def _refit_due(self, n: int) -> bool:
+        return self._fitted_at == 0 or (
+            n > self._fitted_at and n >= self._fitted_at * (1.0 + self.refit_growth)
+        )
+
+    def _fit_column(
+        self, X: np.ndarray, y: np.ndarray, due: bool, state: dict[str, np.ndarray] | None
+    ) -> tuple[GP, dict[str, np.ndarray], bool]:
+        """GP of one output, its state, and whether its hyperparameters were fitted."""
+        if not due and state is not None:
+            try:
+                gp = self._fit_gp(X, y, fit=False, init=state)
+                return gp, gp.state(), False
+            except GPFitError:
+                pass
+        gp = self._fit_gp(X, y, fit=True, init=state if self.warm_start else None)
+        return gp, gp.state(), True
 
     def _fit_gp(
         self, X: np.ndarray, y: np.ndarray, fit: bool, init: dict[str, np.ndarray] | None
@@ -232,19 +268,42 @@ class GPEI(_GPMethod):
     Its GP has a Matern-5/2 kernel under the hyperparameter priors of Optuna's GPSampler
     (``kernel="matern52", priors="optuna"``); ``kernel="rbf", priors="botorch"`` give the
     NeuralBO paper's GP-EI baseline.
+
+    With black-box constraints or several objectives each output gets such a GP and the
+    acquisition is BoTorch's constrained ``qLogNoisyExpectedImprovement``,
+    ``qLogNoisyExpectedHypervolumeImprovement`` or ``qLogNParEGO``
+    (:mod:`isoline.methods.gp_outputs`, which states the papers and how failed outputs
+    are imputed); with one objective and no constraint nothing changes.
+
+    Options:
+        mo_acquisition: with several objectives, ``"ehvi"`` (qLogNEHVI, batches chosen
+            one point at a time), ``"parego"`` (qLogNParEGO, new random weights for each
+            batch point) or ``"auto"`` (:func:`isoline.methods.gp_outputs.mo_acquisition`:
+            ParEGO beyond three objectives or a batch of more than four).
     """
 
     name = "gp-ei"
     summary = "GP, log expected improvement"
     paper = "Jones et al., J. Glob. Optim. 1998; Ament et al., NeurIPS 2023 (LogEI)"
     presets = {"fast": fast_preset}
+    max_objectives = 16
+    supports_constraints = True
 
     def __init__(
-        self, dim: int, *, kernel: str = "matern52", priors: str = "optuna", **options: Any
+        self,
+        dim: int,
+        *,
+        kernel: str = "matern52",
+        priors: str = "optuna",
+        mo_acquisition: str = "auto",
+        **options: Any,
     ) -> None:
         super().__init__(dim, kernel=kernel, priors=priors, **options)
+        self.mo_acquisition = check_choice(mo_acquisition, "mo_acquisition", MO_ACQUISITIONS)
 
     def propose(self, q: int) -> np.ndarray:
+        if self.Y.shape[1] > 1:
+            return self._propose_outputs(q)
         with self.torch_rng():
             gp, y = self._fit()
             unit = outside_range_unit(gp.y_scale)  # LogEI's smoothing widths are absolute
@@ -256,6 +315,24 @@ class GPEI(_GPMethod):
             )  # fmt: skip
             return self._maximize(acqf, q)
 
+    def _propose_outputs(self, q: int) -> np.ndarray:
+        """Constraints or several objectives (:mod:`isoline.methods.gp_outputs`)."""
+        k = self.n_objectives
+        with self.torch_rng():
+            gps, Y = self._fit_outputs()
+            X, pending = self.X, self.pending()
+            if k == 1:
+                return self._maximize(constrained_log_nei(gps, X, pending, self._sampler()), q)
+            if mo_acquisition(self.mo_acquisition, k, q) == "ehvi":
+                acqf = hypervolume_log_nei(gps, X, Y, k, pending, self._sampler())
+                return self._maximize(acqf, q, sequential=q > 1)
+            batch: list[np.ndarray] = []  # ParEGO: new weights for every batch point
+            for _ in range(q):
+                done = np.vstack([pending, *batch]) if batch else pending
+                acqf = parego_log_nei(gps, X, k, done, self._sampler())
+                batch.append(self._maximize(acqf, 1))
+            return np.vstack(batch)
+
 
 @register
 class GPUCB(UCBWeight, _GPMethod):
@@ -265,6 +342,11 @@ class GPUCB(UCBWeight, _GPMethod):
     ``qUpperConfidenceBound`` (Wilson et al. 2017), optimized jointly.
 
     ``beta_t`` (:class:`~isoline.methods.ucb.UCBWeight`) takes ``t`` = evaluations so far + 1.
+
+    One objective without constraints only (it refuses others): an optimistic bound has
+    no standard combination with a probability of feasibility or with several objectives
+    whose guarantees (Srinivas et al.'s regret bound) still hold, and gp-ei's constrained
+    noisy log EI and hypervolume improvement are the principled choices BoTorch offers.
     """
 
     name = "gp-ucb"
@@ -299,6 +381,11 @@ class GPTS(_GPMethod):
     scrambled Sobol points, then refined by L-BFGS-B from the best candidate
     (``refine=True``). Points repeated within a batch are replaced by that sample's
     best unused candidate.
+
+    One objective without constraints only (it refuses others): constrained Thompson
+    sampling over the whole cube adds nothing that turbo's SCBO (Eriksson & Poloczek,
+    AISTATS 2021), constrained Thompson sampling inside a trust region, or gp-ei's
+    constrained noisy log EI does not already offer, through BoTorch.
 
     Options:
         n_candidates: Sobol candidates per proposal.

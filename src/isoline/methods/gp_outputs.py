@@ -1,0 +1,227 @@
+"""Models and acquisitions of several outputs for gp-ei: black-box constraints and
+several objectives, through BoTorch.
+
+Each output (objectives minimized, then constraints, feasible when ``<= 0``; the columns
+of :attr:`isoline.methods.base.Method.Y`) gets its own GP from
+:func:`isoline.models.gp.fit_gp`, so kernels and priors are those of one objective;
+BoTorch's ``ModelListGP`` joins them. The acquisitions:
+
+* constraints, one objective: constrained noisy log expected improvement,
+  ``qLogNoisyExpectedImprovement`` with BoTorch's ``constraints=`` callables, which
+  weight the improvement by a smoothed probability of feasibility per posterior sample
+  (Gardner et al., "Bayesian optimization with inequality constraints", ICML 2014;
+  Gelbart, Snoek & Adams, "Bayesian optimization with unknown constraints", UAI 2014;
+  log form of Ament et al., "Unexpected improvements to expected improvement for
+  Bayesian optimization", NeurIPS 2023). Before any feasible point the incumbent of
+  every sample is infeasible and the criterion steers toward feasibility.
+* several objectives: ``qLogNoisyExpectedHypervolumeImprovement`` (Daulton, Balandat &
+  Bakshy, "Differentiable expected hypervolume improvement for parallel multi-objective
+  Bayesian optimization", NeurIPS 2020; "Parallel Bayesian optimization of multiple
+  noisy objectives with expected hypervolume improvement", NeurIPS 2021; log form of
+  Ament et al. 2023), with constraints as above. Its box decompositions grow
+  exponentially with the number of objectives, and the batch's inclusion-exclusion
+  with ``q``, so with more than :data:`EHVI_MAX_OBJECTIVES` objectives or a batch
+  larger than :data:`EHVI_MAX_BATCH` the ``"auto"`` choice is ``qLogNParEGO``: noisy
+  log EI of a random augmented Chebyshev scalarization, one weight vector per batch
+  point (Knowles, "ParEGO: a hybrid algorithm with on-line landscape approximation for
+  expensive multiobjective optimization problems", IEEE TEVC 2006).
+
+Failed evaluations: an objective's missing value is the worst finite value of its
+column (as for one objective); a constraint's missing value counts as infeasible: the
+worst finite value of its column if that is infeasible, raised by the column's spread
+(at least 1) above zero otherwise, so the constraint model learns that failures are
+not feasible.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import torch
+from botorch.acquisition import AcquisitionFunction, qLogNoisyExpectedImprovement
+from botorch.acquisition.logei import TAU_MAX, TAU_RELU
+from botorch.acquisition.multi_objective.logei import (
+    qLogNoisyExpectedHypervolumeImprovement,
+)
+from botorch.acquisition.multi_objective.objective import WeightedMCMultiOutputObjective
+from botorch.acquisition.multi_objective.parego import qLogNParEGO
+from botorch.acquisition.objective import GenericMCObjective
+from botorch.models import ModelListGP
+from botorch.sampling import SobolQMCNormalSampler
+from botorch.utils.multi_objective.hypervolume import infer_reference_point
+from botorch.utils.multi_objective.pareto import is_non_dominated
+
+from isoline.acquisition import outside_range_unit
+from isoline.models.gp import GP
+
+__all__ = [
+    "EHVI_MAX_BATCH",
+    "EHVI_MAX_OBJECTIVES",
+    "MO_ACQUISITIONS",
+    "constrained_log_nei",
+    "hypervolume_log_nei",
+    "impute_outputs",
+    "model_list",
+    "mo_acquisition",
+    "parego_log_nei",
+    "reference_point",
+]
+
+DTYPE = torch.float64
+#: values of gp-ei's ``mo_acquisition`` option
+MO_ACQUISITIONS = ("auto", "ehvi", "parego")
+#: most objectives for which ``mo_acquisition="auto"`` takes qLogNEHVI
+EHVI_MAX_OBJECTIVES = 3
+#: largest batch for which ``mo_acquisition="auto"`` takes qLogNEHVI
+EHVI_MAX_BATCH = 4
+#: BoTorch's default temperature of the smoothed feasibility indicator
+_ETA = 1e-3
+
+
+def impute_outputs(Y: np.ndarray, n_objectives: int) -> np.ndarray:
+    """``Y (n, m)`` with every non-finite entry filled (see the module docstring):
+    objective columns with their worst finite value, constraint columns with an
+    infeasible one. A column without a finite value gets 0 (objective) or 1."""
+    Y = np.array(Y, dtype=float)
+    for j in range(Y.shape[1]):
+        col = Y[:, j]
+        ok = np.isfinite(col)
+        if ok.all():
+            continue
+        finite = col[ok]
+        if j < n_objectives:
+            fill = float(finite.max()) if finite.size else 0.0
+        else:
+            worst = float(finite.max()) if finite.size else 0.0
+            spread = float(np.ptp(finite)) if finite.size > 1 else 0.0
+            fill = worst if worst > 0.0 else max(spread, 1.0)
+        Y[~ok, j] = fill
+    return Y
+
+
+def model_list(gps: list[GP]) -> ModelListGP:
+    """BoTorch's ``ModelListGP`` of the fitted GPs, one per output."""
+    return ModelListGP(*[gp.model for gp in gps])
+
+
+def _constraints(n_objectives: int, n_constraints: int) -> list[Callable[..., torch.Tensor]]:
+    """BoTorch constraint callables (feasible when ``< 0``) reading the constraint
+    columns of the posterior samples, which are ``<= 0`` when feasible in isoline."""
+    return [(lambda Z, j=n_objectives + i: Z[..., j]) for i in range(n_constraints)]
+
+
+def _eta(gps: list[GP], n_objectives: int) -> torch.Tensor | float:
+    """The feasibility indicator's temperature per constraint, in each one's units."""
+    units = [outside_range_unit(gp.y_scale) for gp in gps[n_objectives:]]
+    if all(u == 1.0 for u in units):
+        return _ETA
+    return torch.tensor([_ETA * u for u in units], dtype=DTYPE)
+
+
+def _negated_first(Z: torch.Tensor, X: torch.Tensor | None = None) -> torch.Tensor:
+    """The first output of posterior samples ``Z (..., m)``, negated (maximized)."""
+    return -Z[..., 0]
+
+
+def _pending(pending: np.ndarray) -> torch.Tensor | None:
+    return torch.as_tensor(pending, dtype=DTYPE) if len(pending) else None
+
+
+def constrained_log_nei(
+    gps: list[GP],
+    X: np.ndarray,
+    pending: np.ndarray,
+    sampler: SobolQMCNormalSampler | None,
+) -> AcquisitionFunction:
+    """Constrained ``qLogNoisyExpectedImprovement`` of one minimized objective (output 0)
+    under the constraints of outputs ``1..``; ``X (n, d)`` the evaluated points."""
+    unit = outside_range_unit(gps[0].y_scale)  # LogEI's smoothing widths are absolute
+    return qLogNoisyExpectedImprovement(
+        model_list(gps),
+        X_baseline=torch.as_tensor(X, dtype=DTYPE),
+        sampler=sampler,
+        objective=GenericMCObjective(_negated_first),
+        constraints=_constraints(1, len(gps) - 1),
+        eta=_eta(gps, 1),
+        X_pending=_pending(pending),
+        tau_max=TAU_MAX * unit,
+        tau_relu=TAU_RELU * unit,
+    )
+
+
+def _negated_objectives(n_objectives: int) -> WeightedMCMultiOutputObjective:
+    """The minimized objective columns, negated for BoTorch's maximizing acquisitions."""
+    return WeightedMCMultiOutputObjective(
+        weights=-torch.ones(n_objectives, dtype=DTYPE), outcomes=list(range(n_objectives))
+    )
+
+
+def reference_point(F: np.ndarray, feasible: np.ndarray | None = None) -> np.ndarray:
+    """Reference point of minimized objectives ``F (n, k)``: the nadir of the
+    non-dominated rows (the feasible ones, when any is) moved by a tenth of their range
+    beyond it, BoTorch's ``infer_reference_point`` (Ishibuchi et al. 2011's factor)."""
+    F = np.asarray(F, dtype=float)
+    rows = F if feasible is None or not np.any(feasible) else F[np.asarray(feasible, bool)]
+    G = -torch.as_tensor(rows, dtype=DTYPE)  # maximized
+    front = G[is_non_dominated(G)]
+    return -infer_reference_point(front).numpy()
+
+
+def hypervolume_log_nei(
+    gps: list[GP],
+    X: np.ndarray,
+    Y: np.ndarray,
+    n_objectives: int,
+    pending: np.ndarray,
+    sampler: SobolQMCNormalSampler | None,
+) -> AcquisitionFunction:
+    """``qLogNoisyExpectedHypervolumeImprovement`` of the ``n_objectives`` minimized
+    outputs under the constraint outputs after them; ``Y (n, m)`` imputed values at the
+    evaluated ``X (n, d)`` set the reference point (:func:`reference_point`)."""
+    k = n_objectives
+    feasible = np.all(Y[:, k:] <= 0.0, axis=1)
+    ref = reference_point(Y[:, :k], feasible)
+    return qLogNoisyExpectedHypervolumeImprovement(
+        model_list(gps),
+        ref_point=(-torch.as_tensor(ref, dtype=DTYPE)).tolist(),
+        X_baseline=torch.as_tensor(X, dtype=DTYPE),
+        sampler=sampler,
+        objective=_negated_objectives(k),
+        constraints=_constraints(k, len(gps) - k) or None,
+        eta=_eta(gps, k),
+        X_pending=_pending(pending),
+        prune_baseline=True,
+    )
+
+
+def parego_log_nei(
+    gps: list[GP],
+    X: np.ndarray,
+    n_objectives: int,
+    pending: np.ndarray,
+    sampler: SobolQMCNormalSampler | None,
+) -> AcquisitionFunction:
+    """``qLogNParEGO`` of the minimized objectives under the constraints: noisy log EI of
+    an augmented Chebyshev scalarization whose weights BoTorch draws uniformly from the
+    simplex (torch's generator: call inside :meth:`Method.torch_rng`)."""
+    k = n_objectives
+    return qLogNParEGO(
+        model_list(gps),
+        X_baseline=torch.as_tensor(X, dtype=DTYPE),
+        sampler=sampler,
+        objective=_negated_objectives(k),
+        constraints=_constraints(k, len(gps) - k) or None,
+        eta=_eta(gps, k),
+        X_pending=_pending(pending),
+        prune_baseline=True,
+    )
+
+
+def mo_acquisition(choice: str, n_objectives: int, q: int) -> str:
+    """``"ehvi"`` or ``"parego"`` for gp-ei's ``mo_acquisition`` option ``choice``:
+    ``"auto"`` takes ParEGO beyond :data:`EHVI_MAX_OBJECTIVES` objectives or a batch
+    larger than :data:`EHVI_MAX_BATCH`, where hypervolume improvement gets costly."""
+    if choice != "auto":
+        return choice
+    return "parego" if n_objectives > EHVI_MAX_OBJECTIVES or q > EHVI_MAX_BATCH else "ehvi"

@@ -1,0 +1,107 @@
+"""gp-ei with black-box constraints and with several objectives (BoTorch's constrained
+qLogNEI, qLogNEHVI and qLogNParEGO), against random search on small budgets."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from botorch.test_functions.multi_objective import BraninCurrin
+from botorch.utils.multi_objective.hypervolume import Hypervolume
+from botorch.utils.multi_objective.pareto import is_non_dominated
+
+from isoline.methods.gp_outputs import impute_outputs, mo_acquisition, reference_point
+from isoline.methods.registry import make_method
+
+#: a cheap search, so that a run takes seconds
+CHEAP = {
+    "num_restarts": 1, "raw_samples": 32, "mc_samples": 16, "acq_maxiter": 10,
+    "fit_ftol": 1e-4, "refit_growth": 0.3,
+}  # fmt: skip
+
+
+def bowl_below_diagonal(X: np.ndarray) -> np.ndarray:
+    """Objective ``|x - (0.8, 0.8)|^2`` under ``x0 + x1 - 1 <= 0``: the unconstrained
+    minimum is infeasible, the constrained one is 0.18 at (0.5, 0.5)."""
+    return np.c_[((X - 0.8) ** 2).sum(-1), X[:, 0] + X[:, 1] - 1.0]
+
+
+def branin_currin(X: np.ndarray) -> np.ndarray:
+    return BraninCurrin()(torch.as_tensor(X)).numpy()
+
+
+def run(name: str, f, seed: int, budget: int, **kw) -> np.ndarray:
+    m = make_method(name, 2, seed=seed, n_init=4, **kw)
+    while len(m.y) < budget:
+        X = m.ask()
+        m.tell(X, f(X))
+    return m.Y
+
+
+def best_feasible(Y: np.ndarray) -> float:
+    ok = Y[:, 1] <= 0
+    return float(Y[ok, 0].min()) if ok.any() else np.inf
+
+
+def hypervolume(Y: np.ndarray) -> float:
+    G = -torch.as_tensor(Y)  # BraninCurrin is minimized
+    ref = -torch.tensor([300.0, 14.0])  # worse than anything in [0, 1]^2
+    return float(Hypervolume(ref).compute(G[is_non_dominated(G)]))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_constrained_gp_ei_beats_random_search(seed: int) -> None:
+    gp = run("gp-ei", bowl_below_diagonal, seed, 10, n_constraints=1, **CHEAP)
+    rs = run("random", bowl_below_diagonal, seed, 10, n_constraints=1)
+    assert best_feasible(gp) < best_feasible(rs)
+    assert best_feasible(gp) < 0.19  # the constrained minimum is 0.18
+
+
+@pytest.mark.parametrize("acquisition", ["ehvi", "parego"])
+def test_two_objective_gp_ei_beats_random_search_hypervolume(acquisition: str) -> None:
+    for seed in (0, 1):
+        kw = dict(n_objectives=2, mo_acquisition=acquisition, **CHEAP)
+        gp = run("gp-ei", branin_currin, seed, 12, batch_size=2, **kw)
+        rs = run("random", branin_currin, seed, 12, n_objectives=2)
+        assert hypervolume(gp) > hypervolume(rs)
+
+
+def test_same_seed_same_trajectory_with_constraints_and_failures() -> None:
+    def failing(X: np.ndarray) -> np.ndarray:
+        Y = bowl_below_diagonal(X)
+        Y[X[:, 0] > 0.9, 1] = np.nan  # a failed constraint evaluation
+        return Y
+
+    a = run("gp-ei", failing, 3, 8, n_constraints=1, batch_size=2, **CHEAP)
+    b = run("gp-ei", failing, 3, 8, n_constraints=1, batch_size=2, **CHEAP)
+    np.testing.assert_array_equal(a, b)
+
+
+def test_failed_constraints_count_as_infeasible() -> None:
+    Y = np.array([[1.0, -0.5], [np.nan, np.nan], [2.0, -0.1], [0.5, np.nan]])
+    filled = impute_outputs(Y, 1)
+    assert filled[1, 0] == 2.0  # the objective: the worst value seen
+    assert filled[1, 1] > 0 and filled[3, 1] > 0  # the constraint: infeasible
+    Y = np.array([[1.0, 3.0], [2.0, np.nan], [0.0, 1.0]])
+    assert impute_outputs(Y, 1)[1, 1] == 3.0  # already infeasible: the worst seen
+
+
+def test_reference_point_and_acquisition_choice() -> None:
+    F = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 2.0]])
+    np.testing.assert_allclose(reference_point(F), [1.1, 1.1])  # nadir + range / 10
+    F = np.array([[0.0, 1.0], [1.0, 0.0], [-1.0, -1.0]])
+    np.testing.assert_allclose(reference_point(F), [-0.9, -0.9])  # one point: |nadir| / 10
+    np.testing.assert_allclose(reference_point(F, np.array([True, True, False])), [1.1, 1.1])
+    assert mo_acquisition("auto", 2, 1) == "ehvi"
+    assert mo_acquisition("auto", 4, 1) == "parego"
+    assert mo_acquisition("auto", 2, 8) == "parego"
+    assert mo_acquisition("ehvi", 5, 8) == "ehvi"
+
+
+def test_capabilities() -> None:
+    with pytest.raises(ValueError, match="gp-ucb"):
+        make_method("gp-ucb", 2, n_constraints=1)
+    with pytest.raises(ValueError, match="gp-ts"):
+        make_method("gp-ts", 2, n_objectives=2)
+    with pytest.raises(ValueError, match="mo_acquisition"):
+        make_method("gp-ei", 2, n_objectives=2, mo_acquisition="nsga")
