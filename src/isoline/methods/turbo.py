@@ -12,6 +12,15 @@ success, otherwise a failure. ``success_tolerance`` successes in a row double ``
 ``length_max``); ``failure_tolerance`` failures in a row halve it. When ``L`` falls below
 ``length_min`` the TR collapses and the run restarts from a fresh Sobol design of
 ``n_init`` points; the GP only sees the current run's data.
+
+With black-box constraints it is SCBO (Eriksson & Poloczek, "Scalable constrained
+Bayesian optimization", AISTATS 2021): a GP per constraint (values bilog-transformed),
+constrained Thompson sampling in the TR (each point the feasible minimum of a joint
+posterior sample, or its least violating candidate), the TR centred at the best point
+judged feasibility first (the best feasible, else the least total violation), and a
+batch is a success when it improves on that order. A failed evaluation imputes as
+infeasible (:func:`isoline.methods.gp_outputs.impute_outputs`) and never counts as a
+success.
 """
 
 from __future__ import annotations
@@ -26,13 +35,36 @@ from torch.quasirandom import SobolEngine
 
 from isoline.designs import sobol
 from isoline.methods.base import Method
+from isoline.methods.gp_outputs import impute_outputs
 from isoline.methods.local import LocalGP
 from isoline.methods.registry import register
-from isoline.models.gp import fit_gp
+from isoline.models.gp import GP, fit_gp
 from isoline.models.rounding import space_rounding
 from isoline.validation import check_float, check_int, check_positive
 
-__all__ = ["TuRBO"]
+__all__ = ["TuRBO", "best_row", "bilog", "violation"]
+
+
+def bilog(c: np.ndarray) -> np.ndarray:
+    """``sign(c) log(1 + |c|)``: SCBO's transform of constraint values, which keeps the
+    sign (so feasibility) and tames large violations for the GP."""
+    return np.sign(c) * np.log1p(np.abs(c))
+
+
+def violation(Y: np.ndarray) -> np.ndarray:
+    """``(n,)`` total violation ``sum max(c, 0)`` of rows ``Y (n, 1 + c)`` (objective,
+    then constraints)."""
+    return np.maximum(Y[:, 1:], 0.0).sum(axis=1)
+
+
+def best_row(Y: np.ndarray) -> int:
+    """Index of the best row of ``Y (n, 1 + c)``, feasibility first: the feasible row of
+    least objective, or, when none is feasible, the row of least total violation."""
+    v = violation(Y)
+    feasible = np.flatnonzero(v == 0.0)
+    if feasible.size:
+        return int(feasible[np.argmin(Y[feasible, 0])])
+    return int(np.argmin(v))
 
 
 @register
@@ -59,7 +91,8 @@ class TuRBO(Method):
     name = "turbo"
     summary = "GP in a trust region (TuRBO-1)"
     family = "local BO"
-    paper = "Eriksson et al., NeurIPS 2019 (TuRBO-1)"
+    paper = "Eriksson et al., NeurIPS 2019 (TuRBO-1); Eriksson & Poloczek, AISTATS 2021 (SCBO)"
+    supports_constraints = True
 
     def __init__(
         self,
@@ -108,6 +141,7 @@ class TuRBO(Method):
         self._run_start = 0  # index of the first observation of the current run
         self._queue: list[np.ndarray] = []  # restart design points still to hand out
         self._gp_state: dict[str, np.ndarray] | None = None  # last fit, warm start
+        self._gp_states: list[dict[str, np.ndarray]] | None = None  # per output (SCBO)
         self._fit_n = 0
         self._run_design = self.n_init  # size of the current run's initial design
 
@@ -121,33 +155,18 @@ class TuRBO(Method):
 
     def _thompson(self, q: int) -> np.ndarray:
         """``q`` Thompson samples minimized over candidates in the TR, ``(q, d)``."""
+        if self.n_constraints:
+            return self._constrained_thompson(q)
         X, y = self.data()
         X, y = X[self._run_start :], y[self._run_start :]
         if len(y) < 2:  # a run needs data: fall back to uniform points in the TR
             return self.rng.random((q, self.dim))
-        d = self.dim
         with self.torch_rng() as seed:
             refit = self._gp_state is None or len(y) >= (1.0 + self.refit_growth) * self._fit_n
-            gp = fit_gp(
-                X, y, kernel=self.kernel, lengthscale=self.lengthscale,
-                outputscale=self.outputscale, noise=self.noise, fit=refit, init=self._gp_state,
-                input_transform=space_rounding(self.space),
-            )  # fmt: skip
+            gp = self._fit_gp(X, y, refit, self._gp_state)
             if refit:
                 self._gp_state, self._fit_n = gp.state(), len(y)
-            x0 = X[np.argmin(y)]
-            ls = gp.lengthscales
-            w = ls / np.exp(np.mean(np.log(ls)))
-            lb = np.clip(x0 - w * self.length / 2, 0.0, 1.0)
-            ub = np.clip(x0 + w * self.length / 2, 0.0, 1.0)
-            U = SobolEngine(d, scramble=True, seed=seed).draw(
-                self.n_candidates, dtype=torch.float64
-            )
-            pert = lb + (ub - lb) * U.numpy()
-            mask = self.rng.random((self.n_candidates, d)) <= min(1.0, 20.0 / d)
-            empty = ~mask.any(axis=1)
-            mask[empty, self.rng.integers(d, size=int(empty.sum()))] = True
-            cand = np.where(mask, pert, x0)
+            cand = self._candidates(X[np.argmin(y)], gp.lengthscales, seed)
             paths = draw_matheron_paths(gp.model, sample_shape=torch.Size([q]))
             with torch.no_grad():
                 vals = paths(torch.as_tensor(cand)).reshape(q, -1).numpy()  # (q, N)
@@ -157,17 +176,82 @@ class TuRBO(Method):
             chosen.append(int(next(i for i in order if i not in chosen)))
         return cand[chosen]
 
+    def _fit_gp(
+        self, X: np.ndarray, y: np.ndarray, refit: bool, state: dict[str, np.ndarray] | None
+    ) -> GP:
+        return fit_gp(
+            X, y, kernel=self.kernel, lengthscale=self.lengthscale,
+            outputscale=self.outputscale, noise=self.noise, fit=refit, init=state,
+            input_transform=space_rounding(self.space),
+        )  # fmt: skip
+
+    def _candidates(self, x0: np.ndarray, ls: np.ndarray, seed: int) -> np.ndarray:
+        """Sobol candidates in the TR around ``x0`` shaped by the lengthscales ``ls``,
+        each coordinate perturbed with probability ``min(1, 20 / d)``."""
+        d = self.dim
+        w = ls / np.exp(np.mean(np.log(ls)))
+        lb = np.clip(x0 - w * self.length / 2, 0.0, 1.0)
+        ub = np.clip(x0 + w * self.length / 2, 0.0, 1.0)
+        U = SobolEngine(d, scramble=True, seed=seed).draw(self.n_candidates, dtype=torch.float64)
+        pert = lb + (ub - lb) * U.numpy()
+        mask = self.rng.random((self.n_candidates, d)) <= min(1.0, 20.0 / d)
+        empty = ~mask.any(axis=1)
+        mask[empty, self.rng.integers(d, size=int(empty.sum()))] = True
+        return np.where(mask, pert, x0)
+
+    def _constrained_thompson(self, q: int) -> np.ndarray:
+        """SCBO's batch: one GP per output (constraints bilog-transformed), a joint
+        posterior sample of all outputs per batch point; each point is the sample's
+        feasible minimum among the candidates, or its least violating candidate when
+        the sample deems none feasible."""
+        X, Y = self.X[self._run_start :], self.Y[self._run_start :]
+        if np.isfinite(Y).all(axis=1).sum() < 2:
+            return self.rng.random((q, self.dim))
+        Y = impute_outputs(Y, 1)
+        Y[:, 1:] = bilog(Y[:, 1:])
+        with self.torch_rng() as seed:
+            refit = self._gp_states is None or len(X) >= (1.0 + self.refit_growth) * self._fit_n
+            states: list[dict[str, np.ndarray] | None] = [None] * Y.shape[1]
+            states = list(self._gp_states or states)
+            gps = [self._fit_gp(X, Y[:, j], refit, states[j]) for j in range(Y.shape[1])]
+            if refit:
+                self._gp_states, self._fit_n = [gp.state() for gp in gps], len(X)
+            cand = self._candidates(X[best_row(Y)], gps[0].lengthscales, seed)
+            C = torch.as_tensor(cand)
+            with torch.no_grad():
+                S = np.stack(
+                    [
+                        draw_matheron_paths(gp.model, sample_shape=torch.Size([q]))(C)
+                        .reshape(q, -1)
+                        .numpy()
+                        for gp in gps
+                    ],
+                    axis=-1,
+                )  # (q, N, m)
+        chosen: list[int] = []
+        for j in range(q):
+            free = np.ones(len(cand), dtype=bool)
+            free[chosen] = False
+            chosen.append(int(np.flatnonzero(free)[best_row(S[j][free])]))
+        return cand[chosen]
+
     # -- trust-region update ----------------------------------------------------------------
     def observe(self, X: np.ndarray, y: np.ndarray) -> None:
         if len(self.y) - self._run_start <= self._run_design:
             return  # the run's initial design is not complete: no TR update yet
-        prev = self.y[self._run_start : len(self.y) - len(y)]
-        prev = prev[np.isfinite(prev)]
-        new = y[np.isfinite(y)]
-        if prev.size == 0:
-            return
-        best = float(prev.min())
-        if new.size and float(new.min()) < best - 1e-3 * abs(best):
+        if self.n_constraints:
+            success = self._constrained_success(len(y))
+            if success is None:
+                return
+        else:
+            prev = self.y[self._run_start : len(self.y) - len(y)]
+            prev = prev[np.isfinite(prev)]
+            new = y[np.isfinite(y)]
+            if prev.size == 0:
+                return
+            best = float(prev.min())
+            success = bool(new.size) and float(new.min()) < best - 1e-3 * abs(best)
+        if success:
             self.n_success, self.n_failure = self.n_success + 1, 0
         else:
             self.n_success, self.n_failure = 0, self.n_failure + 1
@@ -178,13 +262,32 @@ class TuRBO(Method):
         if self.length < self.length_min:
             self._restart()
 
+    def _constrained_success(self, n_new: int) -> bool | None:
+        """SCBO's judgement of the last ``n_new`` rows against the run's earlier ones:
+        a feasible row improving the best feasible value (by ``1e-3 |best|``), or, before
+        any feasible row, a row of smaller total violation. ``None`` without earlier rows;
+        a failed row (a missing output) never improves."""
+        prev = self.Y[self._run_start : len(self.Y) - n_new]
+        prev = prev[np.isfinite(prev).all(axis=1)]
+        new = self.Y[len(self.Y) - n_new :]
+        new = new[np.isfinite(new).all(axis=1)]
+        if not len(prev):
+            return None
+        if not len(new):
+            return False
+        a, b = prev[best_row(prev)], new[best_row(new)]
+        if violation(a[None])[0] == 0.0:
+            best = float(a[0])
+            return violation(b[None])[0] == 0.0 and float(b[0]) < best - 1e-3 * abs(best)
+        return bool(violation(b[None])[0] < violation(a[None])[0])
+
     def _restart(self) -> None:
         """TR collapse: a new run from a fresh Sobol design (TuRBO §2, restarts)."""
         self.n_restarts += 1
         self.length = self.length_init
         self.n_success = self.n_failure = 0
         self._run_start = len(self.y)
-        self._gp_state = None
+        self._gp_state = self._gp_states = None
         n = max(self.n_init, 2)
         self._run_design = n
         self._queue = list(sobol(n, self.dim, seed=self.seed + 7919 * self.n_restarts))
