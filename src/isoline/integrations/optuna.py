@@ -2,8 +2,12 @@
 
 ``optuna.create_study(sampler=IsolineSampler("turbo", seed=0))`` lets an Optuna study (its
 storages, dashboard and pruners) propose with any registered isoline method. The joint
-search space of the completed trials is sampled *relatively* by the method; parameters
-outside it (first trial, conditional parameters) are drawn by an independent sampler
+search space of the completed trials is sampled *relatively* by the method. That is the
+*union* of the parameters the completed trials asked: in a define-by-run study a parameter
+asked only in some trials is modelled as a conditional parameter whose parent is read off
+the trials (:mod:`isoline.integrations.union`), the method proposes a full configuration
+and the trial takes the parameters it asks. Parameters outside it (first trial, never
+seen before, or following no single parent) are drawn by an independent sampler
 (uniform draws of Optuna's ``RandomSampler``, seeded by the seed and the trial number,
 unless another sampler is given).
 
@@ -43,6 +47,7 @@ from typing import Any
 import numpy as np
 
 from isoline.auto import AUTO
+from isoline.integrations.union import infer_conditions, union_of
 from isoline.methods.registry import resolve_name
 from isoline.optimizer import Optimizer
 from isoline.params import Categorical, Integer, Real, Space
@@ -56,7 +61,6 @@ try:
         IntDistribution,
     )
     from optuna.samplers import BaseSampler, RandomSampler
-    from optuna.search_space import intersection_search_space
     from optuna.study import Study, StudyDirection
     from optuna.trial import FrozenTrial, TrialState
 except ImportError as err:  # pragma: no cover - exercised without the extra
@@ -227,8 +231,9 @@ class IsolineSampler(BaseSampler):
     ) -> dict[str, BaseDistribution]:
         self._raise_error_if_multi_objective(study)
         done = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
-        space = intersection_search_space(done)
-        return {name: d for name, d in sorted(space.items()) if not d.single()}
+        space = {name: d for name, d in union_of(done).items() if not d.single()}
+        names, _ = _conditions(done, space)
+        return {name: space[name] for name in names}
 
     def sample_relative(
         self, study: Study, trial: FrozenTrial, search_space: dict[str, BaseDistribution]
@@ -237,7 +242,9 @@ class IsolineSampler(BaseSampler):
         if not search_space:
             return {}
         fixed = trial.system_attrs.get(_FIXED, {})
-        if all(name in fixed for name in search_space):
+        done = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
+        _, conditions = _conditions(done, search_space)
+        if all(name in fixed for name in search_space if name not in conditions):
             return {}  # a queued trial: its parameters are set already
         with self._lock:
             return self._sample_relative(study, trial, search_space)
@@ -249,7 +256,7 @@ class IsolineSampler(BaseSampler):
         self._sync(study, state, search_space)
         for _ in range(_CLAIM_ATTEMPTS):
             batch = state.optimizer.ask()
-            claims = [{n: _to_optuna(search_space[n], c[n]) for n in search_space} for c in batch]
+            claims = [{n: _to_optuna(search_space[n], c[n]) for n in c} for c in batch]
             taken = _claimed_elsewhere(study, trial, claims)
             if not taken:
                 break
@@ -279,9 +286,11 @@ class IsolineSampler(BaseSampler):
 
     # -- state ---------------------------------------------------------------------------
     def _state(self, study: Study, search_space: dict[str, BaseDistribution]) -> _State:
-        key = (study._study_id, repr(sorted(search_space.items())))
+        done = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
+        _, conditions = _conditions(done, search_space)
+        key = (study._study_id, repr((sorted(search_space.items()), conditions)))
         if key not in self._states:
-            space = Space({name: _param(d) for name, d in search_space.items()})
+            space = Space({name: _param(d) for name, d in search_space.items()}, conditions)
             opt = Optimizer(space, self.method, seed=self._seed, batch_size=self.batch_size,
                             **self.options)  # fmt: skip
             self._states[key] = _State(opt)
@@ -290,6 +299,8 @@ class IsolineSampler(BaseSampler):
     def _sync(self, study: Study, state: _State, search_space: dict[str, BaseDistribution]) -> None:
         """Tell the optimizer every finished trial of the search space it has not seen."""
         sign = -1.0 if study.direction == StudyDirection.MAXIMIZE else 1.0
+        space = state.optimizer.space
+        assert isinstance(space, Space)
         configs, values, pending = [], [], []
         trials = study.get_trials(deepcopy=False)
         self._warn_constraints(study, trials)
@@ -298,16 +309,24 @@ class IsolineSampler(BaseSampler):
                 continue
             if not t.state.is_finished():
                 held = _held(t)
-                if all(n in held for n in search_space):
+                if all(n in held for n in search_space if n not in space.conditions.parent):
                     pending.append(
-                        {n: _from_optuna(search_space[n], held[n]) for n in search_space}
+                        {
+                            n: _from_optuna(search_space[n], held[n])
+                            for n in search_space
+                            if n in held
+                        }
                     )
                 continue
             if not all(
-                n in t.params and t.distributions[n] == search_space[n] for n in search_space
+                t.distributions[n] == search_space[n] for n in search_space if n in t.params
             ):
                 continue
-            config = {n: _from_optuna(search_space[n], t.params[n]) for n in search_space}
+            config = {
+                n: _from_optuna(search_space[n], t.params[n]) for n in search_space if n in t.params
+            }
+            if sorted(config) != sorted(space.active(config)):
+                continue  # not a configuration of the modelled space (its parameters differ)
             state.told.add(t.number)
             configs.append(config)
             values.append(_value(t, sign))
@@ -316,6 +335,18 @@ class IsolineSampler(BaseSampler):
         for config in pending:
             with contextlib.suppress(ValueError, TypeError):  # held values outside the space
                 state.optimizer.add_pending([config])
+
+
+def _conditions(
+    done: list[FrozenTrial], search_space: dict[str, BaseDistribution]
+) -> tuple[list[str], dict[str, dict[str, list[Any]]]]:
+    """The parameters of ``search_space`` (the union of the completed trials' ones) that
+    the method models, and their conditions (:mod:`isoline.integrations.union`)."""
+    configs = [
+        {n: _from_optuna(d, t.params[n]) for n, d in search_space.items() if n in t.params}
+        for t in done
+    ]
+    return infer_conditions({n: _param(d) for n, d in search_space.items()}, configs)
 
 
 def _claimed_elsewhere(study: Study, trial: FrozenTrial, claims: list[dict[str, Any]]) -> list[int]:

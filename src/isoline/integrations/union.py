@@ -1,0 +1,116 @@
+"""The union search space of a define-by-run Optuna study, as a conditional isoline space.
+
+In a define-by-run study a parameter may be asked in some trials only (``gamma`` only when
+``kernel`` is ``"rbf"``). Optuna's intersection search space leaves such parameters to the
+independent sampler; :class:`~isoline.integrations.optuna.IsolineSampler` models the
+*union* instead: every parameter that completed trials asked with one distribution, each
+that is missing from some trials made conditional on a parent read off the trials.
+
+A parent of ``p`` is a Categorical or Integer ``q`` asked in every trial that asked ``p``
+and in more trials than ``p``, whose values in the trials that asked ``p`` never occur in
+the trials that asked ``q`` but not ``p``; of several, the one asked in the fewest trials
+(the nearest ancestor). ``p`` is then active for every value of ``q`` except those seen
+without it (a value never seen yet counts as active, so the model proposes ``p`` there and
+the next trials tell whether it is asked). Each completed trial's parameters are then
+exactly the active ones of its configuration, so the method models every trial with the
+encoding of :mod:`isoline.conditions`. A parameter with no such parent (its presence
+follows no single parameter) is left out, to the independent sampler.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from isoline.params import Categorical, Integer, Param
+from isoline.validation import same_value
+
+__all__ = ["infer_conditions", "union_of"]
+
+#: an Integer parent with more values lists only those seen with its child
+_MAX_LISTED = 1000
+
+
+def union_of(trials: Sequence[Any]) -> dict[str, Any]:
+    """``{name: distribution}`` of every parameter asked in ``trials`` (Optuna
+    ``FrozenTrial`` objects) with one distribution throughout, by name."""
+    seen: dict[str, Any] = {}
+    mixed: set[str] = set()
+    for t in trials:
+        for name, d in t.distributions.items():
+            if name in seen and seen[name] != d:
+                mixed.add(name)
+            seen.setdefault(name, d)
+    return {n: d for n, d in sorted(seen.items()) if n not in mixed}
+
+
+def infer_conditions(
+    params: dict[str, Param], configs: Sequence[dict[str, Any]]
+) -> tuple[list[str], dict[str, dict[str, list[Any]]]]:
+    """The parameters to model and their conditions, read off the configurations of the
+    completed trials (each holding the parameters its trial asked, isoline values).
+
+    Returns:
+        ``(names, conditions)``: the parameters kept (a parent found for each one missing
+        from some configuration), and ``{child: {parent: values}}`` for
+        :class:`isoline.params.Space`.
+    """
+    names = list(params)
+    while True:
+        present = {n: [c for c in configs if n in c] for n in names}
+        conditions: dict[str, dict[str, list[Any]]] = {}
+        dropped = []
+        for p in names:
+            if len(present[p]) == len(configs):
+                continue
+            found = _parent(p, names, params, present, configs)
+            if found is None:
+                dropped.append(p)
+            else:
+                conditions[p] = found
+        if not dropped:
+            return names, conditions
+        names = [n for n in names if n not in dropped]
+
+
+def _parent(
+    p: str,
+    names: list[str],
+    params: dict[str, Param],
+    present: dict[str, list[dict[str, Any]]],
+    configs: Sequence[dict[str, Any]],
+) -> dict[str, list[Any]] | None:
+    best: tuple[int, int, str, list[Any]] | None = None
+    for i, q in enumerate(names):
+        param = params[q]
+        if q == p or not isinstance(param, (Categorical, Integer)):
+            continue
+        if len(present[q]) <= len(present[p]) or any(q not in c for c in present[p]):
+            continue
+        with_p = [c[q] for c in present[p]]
+        without = [c[q] for c in configs if q in c and p not in c]
+        if any(_has(without, v) for v in with_p):
+            continue
+        domain: Sequence[Any]
+        if isinstance(param, Categorical):
+            domain = param.choices
+        elif param.high - param.low < _MAX_LISTED:
+            domain = range(param.low, param.high + 1)
+        else:
+            domain = _unique(with_p, same_value)
+        values = [v for v in domain if not _has(without, v)]
+        if best is None or (len(present[q]), i) < best[:2]:
+            best = (len(present[q]), i, q, values)
+    return None if best is None else {best[2]: best[3]}
+
+
+def _has(values: Sequence[Any], v: Any) -> bool:
+    return any(same_value(v, w) for w in values)
+
+
+def _unique(values: Sequence[Any], same: Callable[[Any, Any], bool]) -> list[Any]:
+    out: list[Any] = []
+    for v in values:
+        if not any(same(v, w) for w in out):
+            out.append(v)
+    return sorted(out)
