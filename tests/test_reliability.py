@@ -119,8 +119,9 @@ def test_resuming_a_hostile_v1_store_runs_no_code_and_continues_exactly(tmp_path
     np.testing.assert_array_equal(res.func_vals, full.func_vals)
     with sqlite3.connect(db) as conn:
         cols = [r[1] for r in conn.execute("PRAGMA table_info(studies)")]
+        trial_cols = [r[1] for r in conn.execute("PRAGMA table_info(trials)")]
         version = conn.execute("SELECT value FROM meta WHERE key='version'").fetchone()[0]
-    assert "state" not in cols and version == "2"
+    assert "state" not in cols and version == "3" and "outputs" in trial_cols
 
 
 def test_no_module_unpickles() -> None:

@@ -289,6 +289,73 @@ class Result:
     #: why the call that made this result ended (:func:`isoline.minimize`: its budget was
     #: used, ``max_time`` passed, or the callback asked to stop); ``""`` if not known
     stop_reason: str = ""
+    #: the specification (objectives, directions, constraints) the values follow
+    objective: Objective = field(default_factory=Objective)
+    #: ``(n, m)`` every evaluation's outputs in :attr:`output_names` order, user units
+    #: (NaN where failed); ``None`` for a Result built by hand (then ``func_vals``)
+    outputs: np.ndarray | None = field(default=None, repr=False)
+
+    @property
+    def values(self) -> np.ndarray:
+        """``(n, m)`` every evaluation's row of outputs (objectives then constraints)."""
+        if self.outputs is not None:
+            return self.outputs
+        return np.asarray(self.func_vals, dtype=float).reshape(-1, 1)
+
+    @property
+    def output_names(self) -> tuple[str, ...]:
+        return self.objective.names
+
+    @property
+    def directions(self) -> tuple[str, ...]:
+        return self.objective.directions
+
+    @property
+    def feasible(self) -> np.ndarray:
+        """``(n,)`` whether each evaluation is feasible (finite, every constraint <= 0)."""
+        return self.objective.feasible(self.values)
+
+    @property
+    def feasible_found(self) -> bool:
+        return bool(self.feasible.any())
+
+    def pareto_front(self) -> tuple[Any, np.ndarray]:
+        """``(configs, values (k, m))`` of the feasible evaluations no other feasible one
+        dominates (in evaluation order)."""
+        idx = self.objective.pareto_indices(self.values)
+        X = self.x_iters
+        configs = X[idx] if isinstance(X, np.ndarray) else [X[i] for i in idx]
+        return configs, self.values[idx]
+
+    @property
+    def reference_point(self) -> np.ndarray:
+        """The reference point :meth:`hypervolume` uses when given none, inferred from
+        the whole run's feasible Pareto front
+        (:meth:`isoline.objective.Objective.reference_point`: the front's nadir moved 10%
+        of the front's range further in the worse direction of each objective)."""
+        return self.objective.reference_point(self.values)
+
+    def hypervolume(self, ref: Any = None) -> float:
+        """The hypervolume the feasible Pareto front dominates up to ``ref`` (user units;
+        :attr:`reference_point` if ``None``).
+
+        Raises:
+            ValueError: ``ref`` is malformed, or no feasible evaluation dominates it.
+        """
+        r = self.reference_point if ref is None else self.objective.check_reference(ref)
+        hv = self.objective.hypervolume(self.values, r)
+        if ref is not None and hv == 0.0:
+            raise ValueError(
+                f"no feasible evaluation dominates the reference point {r.tolist()}; "
+                "give one that is worse than some evaluation in every objective"
+            )
+        return hv
+
+    def hypervolume_history(self, ref: Any = None) -> np.ndarray:
+        """``(n,)`` the hypervolume after each evaluation (against ``ref`` or
+        :attr:`reference_point`)."""
+        r = self.reference_point if ref is None else self.objective.check_reference(ref)
+        return self.objective.hypervolume_history(self.values, r)
 
     @property
     def n_evals(self) -> int:
@@ -301,7 +368,9 @@ class Result:
     def best_so_far(self) -> np.ndarray:
         """``(n,)`` running best (minimum, or maximum when maximizing) of the finite values
         (NaN before the first one)."""
-        return Objective(self.direction).running_best(self.func_vals)
+        if self.outputs is None:
+            return Objective(self.direction).running_best(self.func_vals)
+        return self.objective.running_best(self.values)
 
     def plot(self, ax: Any = None, label: str | None = None) -> Any:
         """Convergence plot (:func:`isoline.visualization.plot_history`: the best value so
@@ -342,7 +411,20 @@ class Result:
             copy = space.copy_point
         y = np.array([np.nan if t.y is None else t.y for t in done], dtype=float)
         objective = study_objective(rec)
-        best = objective.best_index(y)
+        outputs = None
+        if not objective.single:
+            m = objective.n_outputs
+            outputs = np.array(
+                [
+                    t.outputs
+                    if t.outputs is not None and len(t.outputs) == m
+                    else np.full(m, np.nan)
+                    for t in done
+                ]  # fmt: skip
+            ).reshape(-1, m)
+        best = None
+        if objective.n_objectives == 1:
+            best = objective.best_index(y if outputs is None else outputs)
         return cls(
             x=None if best is None else copy(X[best]),
             fun=float("nan") if best is None else float(y[best]),
@@ -358,7 +440,9 @@ class Result:
             storage=storage,
             options=rec.options,
             choice=Choice.from_dict(rec.attrs["auto"]) if rec.attrs.get("auto") else None,
-            direction=objective.direction,
+            direction=objective.directions[0],
+            objective=objective,
+            outputs=outputs,
             space=cast("Box | Space | None", space),  # the two SearchSpaces there are
             trials=done,
         )

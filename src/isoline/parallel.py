@@ -12,24 +12,20 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import contextlib
-import decimal
-import math
 import multiprocessing as mp
-import numbers
 import os
 import pickle
 import queue
 import threading
 import time
-import traceback
 import uuid
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from isoline.outcomes import Outcome, as_real, evaluate
 from isoline.processes import is_alive, start_time
 
 __all__ = [
@@ -44,76 +40,6 @@ __all__ = [
     "make_executor",
     "shutdown_executor",
 ]
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """What one evaluation produced. ``y`` is ``None`` unless ``status == "ok"``."""
-
-    y: float | None
-    status: str
-    error: str | None
-    info: dict[str, Any] | None
-    started: float
-    finished: float
-
-
-def as_real(v: Any) -> float:
-    """``v`` as a float if it is a real number, else TypeError saying what it is.
-
-    Real numbers are ``int``, ``float``, ``fractions.Fraction``, ``decimal.Decimal``, NumPy
-    integer and floating scalars, and 0-d arrays or tensors holding one of them. Booleans,
-    complex numbers, strings and sequences are not: converting them silently would store a
-    value the objective never meant.
-    """
-    if isinstance(v, (bool, np.bool_)):
-        raise TypeError(f"a bool ({v!r}) is not an objective value")
-    if isinstance(v, (numbers.Real, decimal.Decimal)):
-        return float(v)
-    if getattr(v, "ndim", None) == 0 and callable(getattr(v, "item", None)):
-        return as_real(v.item())
-    text = repr(v)
-    text = text if len(text) <= 60 else text[:57] + "..."
-    raise TypeError(f"expected a real number, got {type(v).__name__} {text}")
-
-
-def evaluate(f: Callable[..., Any], x: Any, number: int | None = None) -> Outcome:
-    """Call ``f(x)`` and classify the result; never raises for an ordinary exception.
-
-    ``f`` gets a read-only copy of ``x`` and returns a real number (see :func:`as_real`),
-    or ``(number, dict)`` whose dict is kept as per-evaluation info. An exception, a value
-    that is not a real number, NaN or inf gives a ``failed`` outcome with the reason.
-    ``number`` is the evaluation's trial number in its run; an objective with a true
-    ``takes_trial_number`` attribute (e.g. a noisy :class:`~isoline.problems.Problem`) is
-    called as ``f(x, number=number)`` so that it can key its randomness on it.
-    """
-    started = time.time()
-    info: dict[str, Any] | None = None
-    if isinstance(x, Mapping):
-        x = dict(x)  # a configuration of a typed Space: the objective gets its own copy
-    else:
-        x = np.array(x, dtype=float)
-        x.setflags(write=False)
-    try:
-        if number is not None and getattr(f, "takes_trial_number", False):
-            out = f(x, number=number)
-        else:
-            out = f(x)
-        if isinstance(out, tuple):
-            if len(out) != 2 or not isinstance(out[1], dict):
-                raise TypeError("objective must return a number or a (number, dict) pair")
-            out, info = out
-        try:
-            y = as_real(out)
-        except TypeError as e:
-            raise TypeError(f"objective must return a real number: {e}") from None
-    except Exception as e:  # noqa: BLE001 - every failure of user code is recorded
-        tb = traceback.format_exception_only(type(e), e)[-1].strip()
-        return Outcome(None, "failed", tb, info, started, time.time())
-    finished = time.time()
-    if not math.isfinite(y):
-        return Outcome(None, "failed", f"objective returned {y}", info, started, finished)
-    return Outcome(y, "ok", None, info, started, finished)
 
 
 def evaluate_batch(

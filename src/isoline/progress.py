@@ -79,6 +79,8 @@ class Progress:
         self, enabled: bool, total: int, completed: int, name: str, objective: Objective
     ) -> None:
         self.objective = objective
+        #: the sign that makes the first objective minimized
+        self.sign = -1.0 if objective.directions[0] == "maximize" else 1.0
         self.best = np.inf
         self.bar = None
         if enabled:
@@ -90,9 +92,9 @@ class Progress:
 
     def advance(self, y: float | None) -> None:
         if y is not None:
-            self.best = min(self.best, float(self.objective.internal(y)))
+            self.best = min(self.best, self.sign * float(y))
         if self.bar is not None:
-            best = float(self.objective.internal(self.best))
+            best = self.sign * float(self.best)
             self.bar.update(self.task, advance=1, best=f"best {best:.6g}")
 
     def close(self) -> None:

@@ -29,6 +29,7 @@ __all__ = [
     "DEFAULTS_BEFORE_RECORD",
     "OPTIONS_ADDED",
     "REPLAY_TOLERANCE",
+    "told_value",
     "TRAJECTORY_PACKAGES",
     "Settings",
     "check_objective",
@@ -119,7 +120,12 @@ def check_same_settings(rec: StudyRecord, s: Settings, space: SearchSpace) -> No
         diff.append(_space_difference(rec.space, space.to_dict()))
     stored = study_objective(rec)
     if stored != s.objective:
-        diff.append(f"direction: stored {stored.direction!r}, given {s.objective.direction!r}")
+        if stored.n_objectives == s.objective.n_objectives == 1 and not (
+            stored.objectives or s.objective.objectives
+        ):
+            diff.append(f"direction: stored {stored.direction!r}, given {s.objective.direction!r}")
+        else:
+            diff.append(f"objectives: stored {stored.describe()}, given {s.objective.describe()}")
     if diff:
         raise StoreError(f"study {rec.name!r} exists with other settings ({'; '.join(diff)}){hint}")
 
@@ -218,7 +224,7 @@ def replay(
                 "reproduce it. All its evaluations stay in the store; start a new study to go on"
             )
         if b < rec.state_batch:
-            opt.tell(X, [np.nan if t.y is None else t.y for t in batch])
+            opt.tell(X, [told_value(opt, t) for t in batch])
     if rec.state_batch < 0:
         return -1, [], []
     last = by_batch[rec.state_batch]
@@ -329,3 +335,13 @@ def check_objective(rec: StudyRecord, given: dict[str, str] | None) -> None:
         stored.get("code"),
         given["code"],
     )
+
+
+def told_value(opt: Optimizer, t: Trial) -> Any:
+    """What ``opt.tell`` takes for stored trial ``t``: its value, or its row of outputs
+    when the run has several (NaN for a failed or missing one)."""
+    if opt.objective.single:
+        return np.nan if t.y is None else t.y
+    if t.outputs is None or len(t.outputs) != opt.objective.n_outputs:
+        return np.full(opt.objective.n_outputs, np.nan)
+    return t.outputs

@@ -13,6 +13,7 @@ import numpy as np
 
 from isoline.methods.registry import option_defaults
 from isoline.optimizer import Optimizer, Result
+from isoline.outcomes import RowObjective
 from isoline.parallel import evaluate_batch
 from isoline.progress import Progress, get_logger
 from isoline.resume import (
@@ -23,6 +24,7 @@ from isoline.resume import (
     jsonable,
     package_versions,
     replay,
+    told_value,
     version,
 )
 from isoline.space import SearchSpace
@@ -127,7 +129,7 @@ class Run:
         try:
             if self.todo or self.done:
                 in_flight = sorted(self.todo + self.done, key=lambda t: t.number)
-                ys = {t.number: (np.nan if t.y is None else t.y) for t in self.done}
+                ys = {t.number: told_value(self.opt, t) for t in self.done}
                 todo = [t.number for t in self.todo]
                 ys.update(self._evaluate(f, self._points(self.todo), todo, watch))
                 if any(n not in ys for n in todo):
@@ -161,11 +163,11 @@ class Run:
 
     def _evaluate(
         self, f: Callable[[Any], Any], X: Any, numbers: list[int], watch: _Watch
-    ) -> dict[int, float]:
+    ) -> dict[int, Any]:
         """Evaluate and store ``X``; ``{number: y}`` of the evaluations that finished (all
         of them unless ``max_time`` stopped the ones still running)."""
         pool, bar, failures = watch.pool, watch.bar, watch.failures
-        ys: dict[int, float] = {}
+        ys: dict[int, Any] = {}
         if not numbers:
             return ys
         first_error: str | None = None
@@ -174,11 +176,18 @@ class Run:
             self.store.mark_started(self.rec, [numbers[i] for i in rows])
 
         on_start = started if pool is None else None
+        spec = self.opt.objective
+        if spec.objectives is not None or not spec.single:
+            f = RowObjective(f, spec)
         for i, out in evaluate_batch(f, X, pool, numbers, on_start=on_start,
                                      timeout=watch.timeout, deadline=watch.deadline):  # fmt: skip
             self.store.record_result(self.rec, numbers[i], out.y, out.status, out.error,
-                                     out.info, out.started, out.finished)  # fmt: skip
+                                     out.info, out.started, out.finished, out.outputs)  # fmt: skip
             ys[numbers[i]] = np.nan if out.y is None else out.y
+            if not spec.single:
+                ys[numbers[i]] = (
+                    np.full(spec.n_outputs, np.nan) if out.outputs is None else out.outputs
+                )
             bar.advance(out.y)
             failures.add(out.status, out.error)
             if out.status == "failed" and first_error is None:

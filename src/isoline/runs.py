@@ -13,14 +13,14 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
 
 from isoline.auto import AUTO, stored_choice
 from isoline.methods.registry import option_defaults, resolve_name
-from isoline.objective import Objective
+from isoline.objective import UNSET, Objective, Unset
 from isoline.optimizer import Optimizer, Result
 from isoline.parallel import ProcessPool, check_picklable, make_executor, shutdown_executor
 from isoline.resume import REPLAY_TOLERANCE, Settings, fingerprint, jsonable, stored_defaults
@@ -37,7 +37,10 @@ def optimize(
     f: Callable[[Any], Any],
     space: SearchSpace,
     *,
-    direction: Objective | str = "minimize",
+    direction: Objective | str | Unset = UNSET,
+    directions: str | Sequence[str] | None = None,
+    objectives: Sequence[str] | None = None,
+    constraints: Sequence[str] | None = None,
     method: str = AUTO,
     budget: int = 50,
     seed: int = 0,
@@ -73,6 +76,14 @@ def optimize(
             minimize internally; the study stores each value as ``f`` returned it and
             records the direction, and the :class:`Result` (``fun``, ``best_so_far``) is
             in this direction. A study is resumed only in its own direction.
+        directions, objectives, constraints: several objectives and black-box constraints
+            (:class:`~isoline.objective.Objective`): ``directions`` gives one direction per
+            objective; with ``objectives`` (names), ``f`` returns a mapping from which the
+            objectives and the ``constraints`` (feasible when ``<= 0``) are read; without,
+            a sequence of ``len(directions)`` numbers. A missing or non-numeric output is a
+            failed evaluation. ``Result.values`` holds every row, ``Result.feasible``
+            and ``Result.pareto_front()`` the rest. Giving both ``direction`` and
+            ``directions`` is a ValueError.
         method: registered method name; ``**options`` are its options. ``"auto"``
             (default) lets :func:`isoline.auto.choose` pick the method and its options from
             the space, ``budget``, ``batch_size`` and the option ``noisy`` (default
@@ -141,7 +152,7 @@ def optimize(
     handler is installed), the run stops as after Ctrl-C: worker processes are stopped,
     the store is closed, and the signal then ends the process as usual.
     """
-    objective = Objective.of(direction)
+    objective = Objective.from_args(direction, directions, objectives, constraints)
     if not callable(f):
         raise TypeError(f"f must be callable, got {type(f).__name__}")
     if not isinstance(space, SearchSpace):

@@ -41,7 +41,7 @@ from isoline.store_file import (
     use_wal,
 )
 from isoline.store_read import OPTIONAL_STUDY_COLUMNS, STUDY_COLUMNS, TRIAL_COLUMNS, StoreReader
-from isoline.store_records import StoreError, StudyRecord, Trial, decode_text, dumps
+from isoline.store_records import StoreError, StudyRecord, Trial, decode_text, dumps, outputs_json
 from isoline.store_schema import FORMAT, RESUME_FORMATS, VERSION
 
 __all__ = [
@@ -370,11 +370,12 @@ class Store(StoreReader):
         )  # fmt: skip
         self.conn.executemany(
             "INSERT INTO trials (study_id, number, batch, x, u, y, status, error, info,"
-            " started, finished, attempts) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " started, finished, attempts, outputs)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
                 (cursor.lastrowid, t.number, t.batch, dumps(t.x), dumps(t.u), t.y, t.status,
                  t.error, None if t.info is None else dumps(t.info), t.started, t.finished,
-                 t.attempts)
+                 t.attempts, outputs_json(t.outputs))
                 for t in trials
             ],
         )  # fmt: skip
@@ -475,13 +476,15 @@ class Store(StoreReader):
         info: dict[str, Any] | None,
         started: float,
         finished: float,
+        outputs: np.ndarray | None = None,
     ) -> None:
-        """Commit one evaluation's outcome."""
+        """Commit one evaluation's outcome (``outputs``: its whole row, for a study with
+        several outputs)."""
         with self._tx():
             self._check_owner(study)
             self.conn.execute(
                 "UPDATE trials SET y = ?, status = ?, error = ?, info = ?, started = ?,"
-                " finished = ? WHERE study_id = ? AND number = ?",
+                " finished = ?, outputs = ? WHERE study_id = ? AND number = ?",
                 (
                     y,
                     status,
@@ -489,6 +492,7 @@ class Store(StoreReader):
                     None if info is None else dumps(info),
                     started,
                     finished,
+                    outputs_json(outputs),
                     study.study_id,
                     number,
                 ),

@@ -21,7 +21,14 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from isoline.store_records import StoreError
-from isoline.store_schema import FORMAT, LEASES_TABLE, TABLES, VERSION, statements
+from isoline.store_schema import (
+    FORMAT,
+    LEASES_TABLE,
+    OUTPUTS_COLUMN,
+    TABLES,
+    VERSION,
+    statements,
+)
 
 __all__ = [
     "Transaction",
@@ -115,23 +122,27 @@ def drop_and_create(conn: sqlite3.Connection, path: str, found: set[str], timeou
 
 def migrate(conn: sqlite3.Connection, path: str, version: int) -> None:
     """Version 1 -> 2: drop the pickled method states (never read), add the attempts
-    column, the resume format and the leases table."""
-    if version != 1:
+    column, the resume format and the leases table. Version 2 -> 3: add the trials'
+    ``outputs`` column."""
+    if version not in (1, 2):
         raise StoreError(f"{path} has unknown store version {version}")
     with Transaction(conn):
         (now,) = conn.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
         if int(now) >= VERSION:  # migrated by another process meanwhile
             return
-        conn.execute("ALTER TABLE studies DROP COLUMN state")
-        conn.execute(
-            "ALTER TABLE studies ADD COLUMN resume_format TEXT NOT NULL DEFAULT 'replay-1'"
-        )
-        conn.execute("ALTER TABLE trials ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0")
-        conn.execute(
-            "UPDATE trials SET attempts = 1 WHERE status != 'pending' OR started IS NOT NULL"
-        )
-        conn.execute(LEASES_TABLE)
+        if int(now) == 1:
+            _one_to_two(conn)
+        conn.execute(OUTPUTS_COLUMN)
         conn.execute("UPDATE meta SET value = ? WHERE key = 'version'", (str(VERSION),))
+
+
+def _one_to_two(conn: sqlite3.Connection) -> None:
+    """Inside a write transaction: the steps from version 1 to version 2."""
+    conn.execute("ALTER TABLE studies DROP COLUMN state")
+    conn.execute("ALTER TABLE studies ADD COLUMN resume_format TEXT NOT NULL DEFAULT 'replay-1'")
+    conn.execute("ALTER TABLE trials ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0")
+    conn.execute("UPDATE trials SET attempts = 1 WHERE status != 'pending' OR started IS NOT NULL")
+    conn.execute(LEASES_TABLE)
 
 
 #: the columns every reader needs, per table (a version-1 file lacks the others)
@@ -152,6 +163,8 @@ def check_columns(conn: sqlite3.Connection, path: str, version: int) -> dict[str
         needed["leases"] = {"study_id", "token", "host", "pid", "heartbeat"}
         needed["trials"] = needed["trials"] | {"attempts"}
         needed["studies"] = needed["studies"] | {"resume_format"}
+    if version >= 3:
+        needed["trials"] = needed["trials"] | {"outputs"}
     present = {}
     for table, columns in needed.items():
         have = {str(r[1]) for r in conn.execute(f"PRAGMA table_info({table})")}

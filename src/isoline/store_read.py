@@ -44,7 +44,7 @@ STUDY_COLUMNS = (
 OPTIONAL_STUDY_COLUMNS = ("direction",)
 #: the columns of a trial row, as :func:`isoline.store_records.read_trial` reads them
 TRIAL_COLUMNS = ("number", "batch", "x", "u", "y", "status", "error", "info", "started",
-                 "finished", "attempts")  # fmt: skip
+                 "finished", "attempts", "outputs")  # fmt: skip
 
 
 class StoreReader:
@@ -141,7 +141,8 @@ class StoreReader:
                 or two trials share a number.
         """
         cols = self._columns["trials"]
-        select = [c if c in self._present["trials"] else "0" for c in cols]
+        absent = {"outputs": "NULL"}
+        select = [c if c in self._present["trials"] else absent.get(c, "0") for c in cols]
         rows = self._read(
             f"SELECT {', '.join(select)} FROM trials WHERE study_id = ? ORDER BY number",
             (study.study_id,),

@@ -24,6 +24,7 @@ from isoline.space import Box
 from isoline.store_schema import RESUME_FORMATS
 
 __all__ = [
+    "outputs_json",
     "MAX_DEPTH",
     "MAX_JSON",
     "MAX_TEXT",
@@ -89,6 +90,9 @@ class Trial:
     started: float | None
     finished: float | None
     attempts: int = 0
+    #: the row of outputs (objectives then constraints, user units; NaN for a non-finite
+    #: one) of a study with several outputs, else ``None``
+    outputs: np.ndarray | None = None
 
     @property
     def duration(self) -> float | None:
@@ -240,6 +244,19 @@ def read_trial(row: Mapping[str, Any], study: StudyRecord, dim: int, path: str) 
         started=None if started is None else c.number("started", started),
         finished=None if finished is None else c.number("finished", finished),
         attempts=c.integer("attempts", row["attempts"], 0),
+        outputs=_outputs(row.get("outputs"), c),
+    )
+
+
+def _outputs(raw: Any, c: _Field) -> np.ndarray | None:
+    """A stored row of outputs: NULL, or a JSON list of numbers (``null`` for NaN)."""
+    if raw is None:
+        return None
+    v = c.json("outputs", raw)
+    if not (isinstance(v, list) and v):
+        raise c.fail("outputs", "must be a non-empty list of numbers (or null)")
+    return np.array(
+        [np.nan if e is None else c.number(f"outputs[{i}]", e) for i, e in enumerate(v)]
     )
 
 
@@ -332,3 +349,10 @@ def json_default(o: Any) -> Any:
     if isinstance(o, np.generic):
         return o.item()
     return repr(o)
+
+
+def outputs_json(outputs: np.ndarray | None) -> str | None:
+    """A row of outputs as the store keeps it (JSON, ``null`` for a non-finite value)."""
+    if outputs is None:
+        return None
+    return json.dumps([float(v) if np.isfinite(v) else None for v in np.asarray(outputs)])

@@ -1,21 +1,31 @@
 """The on-disk format of the run store: its SQL tables and version numbers.
 
-Version 1 files (pickled method states, no leases) are migrated to version 2 by
-:class:`isoline.store.Store` on first write access.
+Version 1 files (pickled method states, no leases) are migrated to version 2, and
+version 2 files (one value per trial) to version 3 (``trials.outputs``: the whole row of
+outputs of several objectives and constraints), by :class:`isoline.store.Store` on first
+write access.
 """
 
 from __future__ import annotations
 
-__all__ = ["FORMAT", "LEASES_TABLE", "RESUME_FORMATS", "TABLES", "VERSION", "statements"]
+__all__ = [
+    "FORMAT",
+    "LEASES_TABLE",
+    "OUTPUTS_COLUMN",
+    "RESUME_FORMATS",
+    "TABLES",
+    "VERSION",
+    "statements",
+]
 
 FORMAT = "isoline-store"
 #: file format written by this version; version 1 files are migrated on first write access
-VERSION = 2
+VERSION = 3
 #: resume protocols this isoline can continue; "replay-1": re-ask every stored batch from
 #: the seed and tell its stored values, checking that the re-asked points are the stored ones
 RESUME_FORMATS = ("replay-1",)
 
-#: the tables of a version-2 store
+#: the tables of a version-3 store
 TABLES = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE studies (
@@ -47,6 +57,7 @@ CREATE TABLE trials (
     started REAL,
     finished REAL,
     attempts INTEGER NOT NULL DEFAULT 0,
+    outputs TEXT,
     UNIQUE (study_id, number)
 );
 CREATE INDEX trials_by_study ON trials (study_id, number);
@@ -62,6 +73,9 @@ CREATE TABLE leases (
 """
 #: the table version 2 added to version 1
 LEASES_TABLE = TABLES[TABLES.index("CREATE TABLE leases") :]
+#: the column version 3 added to the trials table: the JSON list of a trial's outputs
+#: (objectives then constraints, ``null`` for a non-finite one), or NULL
+OUTPUTS_COLUMN = "ALTER TABLE trials ADD COLUMN outputs TEXT"
 
 
 def statements(script: str) -> list[str]:

@@ -1,0 +1,108 @@
+"""Runs with several objectives and constraints: evaluation, store (version 3), resume,
+Result."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import isoline as iso
+from isoline.store import Store
+
+BOX = iso.Box([0.0, 0.0], [1.0, 1.0])
+
+
+def two(x: np.ndarray) -> dict[str, float]:
+    """Cost (minimized), gain (maximized) and a constraint x0 + x1 <= 1.5."""
+    if x[0] > 0.95:
+        return {"cost": float(x[0])}  # malformed: misses outputs
+    return {"cost": float(x[0]), "gain": float(x[1] - x[0] ** 2), "c": float(x.sum() - 1.5)}
+
+
+KW = dict(directions=["minimize", "maximize"], objectives=["cost", "gain"], constraints=["c"])
+
+
+def test_a_two_objective_constrained_run_gives_rows_front_and_hypervolume() -> None:
+    res = iso.optimize(two, BOX, method="random", budget=40, seed=0, **KW)
+    assert res.values.shape == (40, 3) and res.output_names == ("cost", "gain", "c")
+    bad = [i for i, x in enumerate(res.x_iters) if x[0] > 0.95]
+    for i in bad:
+        assert res.status[i] == "failed" and "misses output(s) ['gain', 'c']" in res.errors[i]
+    ok = [i for i in range(40) if i not in bad]
+    np.testing.assert_allclose(res.values[ok], [list(two(res.x_iters[i]).values()) for i in ok])
+    np.testing.assert_array_equal(res.feasible, res.values[:, 2] <= 0)
+    assert res.x is None and np.isnan(res.fun) and res.feasible_found
+    configs, front = res.pareto_front()
+    assert len(front) >= 1 and (front[:, 2] <= 0).all()
+    hv = res.hypervolume_history()
+    assert np.all(np.diff(hv) >= 0) and hv[-1] == res.hypervolume() > 0
+    with pytest.raises(ValueError, match="dominates the reference point"):
+        res.hypervolume([-1.0, 5.0])
+
+
+def test_one_constrained_objective_reports_the_best_feasible() -> None:
+    res = iso.optimize(lambda x: {"f": float(x[0]), "c": 0.5 - float(x[0])}, BOX,
+                       method="sobol", budget=8, objectives=["f"], constraints=["c"])  # fmt: skip
+    feasible = res.values[:, 1] <= 0
+    assert res.fun == res.values[feasible, 0].min() and res.feasible_found
+    never = iso.optimize(lambda x: {"f": 1.0, "c": 1.0}, BOX, method="random", budget=3,
+                         objectives=["f"], constraints=["c"])  # fmt: skip
+    assert not never.feasible_found and never.x is None and np.isnan(never.fun)
+
+
+def test_rows_are_stored_and_a_resume_replays_them_exactly(tmp_path: Path) -> None:
+    db = str(tmp_path / "s.db")
+    kw = dict(method="sobol", seed=1, storage=db, **KW)
+    iso.optimize(two, BOX, budget=5, study="s", **kw)
+    resumed = iso.optimize(two, BOX, budget=10, study="s", **kw)
+    whole = iso.optimize(two, BOX, budget=10, study="w", **kw)
+    np.testing.assert_array_equal(resumed.values, whole.values)
+    with Store(db, readonly=True) as st:
+        trials = st.trials(st.get_study("s"))
+    assert all((t.outputs is None) == (t.status == "failed") for t in trials)
+    assert all(len(t.outputs) == 3 for t in trials if t.outputs is not None)
+    with pytest.raises(iso.StoreError, match="objectives: stored"):
+        iso.optimize(two, BOX, budget=10, study="s", method="sobol", seed=1, storage=db,
+                     directions=["minimize", "minimize"], objectives=["cost", "gain"],
+                     constraints=["c"])  # fmt: skip
+
+
+def con(x: np.ndarray) -> dict[str, float]:
+    return {"f": float(np.sum((x - 0.8) ** 2)), "c": float(x.sum() - 1.0)}
+
+
+def test_an_adaptive_constrained_run_resumes_exactly(tmp_path: Path) -> None:
+    db = str(tmp_path / "s.db")
+    kw = dict(method="cobyqa", seed=1, storage=db, objectives=["f"], constraints=["c"])
+    iso.optimize(con, BOX, budget=6, study="s", **kw)
+    resumed = iso.optimize(con, BOX, budget=12, study="s", **kw)
+    whole = iso.optimize(con, BOX, budget=12, study="w", **kw)
+    np.testing.assert_array_equal(resumed.values, whole.values)
+    np.testing.assert_array_equal(resumed.x_iters, whole.x_iters)
+
+
+def test_a_version_2_store_migrates_on_first_write(tmp_path: Path) -> None:
+    db = str(tmp_path / "old.db")
+    iso.minimize(lambda x: float(x.sum()), BOX, method="random", budget=3, storage=db, study="a")
+    with sqlite3.connect(db) as conn:
+        conn.execute("ALTER TABLE trials DROP COLUMN outputs")
+        conn.execute("UPDATE meta SET value = '2' WHERE key = 'version'")
+    with Store(db, readonly=True) as st:
+        assert st.version == 2 and st.trials(st.get_study("a"))[0].outputs is None
+    iso.optimize(two, BOX, budget=3, study="b", method="random", storage=db, **KW)
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT value FROM meta WHERE key='version'").fetchone()[0] == "3"
+    with Store(db, readonly=True) as st:
+        assert len(st.trials(st.get_study("b"))[0].outputs) == 3
+
+
+def test_a_malformed_stored_row_is_refused_naming_the_field(tmp_path: Path) -> None:
+    db = str(tmp_path / "s.db")
+    iso.optimize(two, BOX, budget=2, study="s", method="random", storage=db, **KW)
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE trials SET outputs = '[1, \"x\"]' WHERE number = 1")
+    with Store(db, readonly=True) as st, pytest.raises(iso.StoreError, match="trial 1.*outputs"):
+        st.trials(st.get_study("s"))
