@@ -42,9 +42,12 @@ class Optimizer:
         direction: ``"minimize"`` (default) or ``"maximize"`` the told values (or an
             :class:`~isoline.objective.Objective`); :meth:`tell`, :attr:`best` and
             :attr:`history` are in this direction.
-        directions, objectives, constraints: several objectives and black-box constraints
-            (see :class:`~isoline.objective.Objective`); ``objective=`` takes a whole
-            specification. :meth:`tell` then takes one row of outputs per point.
+        directions: one direction per objective, for several objectives (see
+            :class:`~isoline.objective.Objective`).
+        objectives: names of the objectives (the keys of mappings told).
+        constraints: names of black-box constraints (feasible when ``<= 0``); with
+            several outputs :meth:`tell` takes one row of outputs per point.
+        objective: a whole :class:`~isoline.objective.Objective` instead of the keywords.
         budget: the number of evaluations, if known: ``"auto"`` and the methods that plan
             by it (the peers) use it; the others do not need it.
         **options: the method's own options (``noisy`` for ``"auto"``).

@@ -76,14 +76,15 @@ def optimize(
             minimize internally; the study stores each value as ``f`` returned it and
             records the direction, and the :class:`Result` (``fun``, ``best_so_far``) is
             in this direction. A study is resumed only in its own direction.
-        directions, objectives, constraints: several objectives and black-box constraints
-            (:class:`~isoline.objective.Objective`): ``directions`` gives one direction per
-            objective; with ``objectives`` (names), ``f`` returns a mapping from which the
-            objectives and the ``constraints`` (feasible when ``<= 0``) are read; without,
-            a sequence of ``len(directions)`` numbers. A missing or non-numeric output is a
-            failed evaluation. ``Result.values`` holds every row, ``Result.feasible``
-            and ``Result.pareto_front()`` the rest. Giving both ``direction`` and
+        directions: one direction per objective, for several objectives
+            (:class:`~isoline.objective.Objective`); giving both ``direction`` and
             ``directions`` is a ValueError.
+        objectives: names of the objectives: ``f`` returns a mapping they are read from
+            (without names, a sequence of ``len(directions)`` numbers). A missing or
+            non-numeric output is a failed evaluation. ``Result.values`` holds every
+            row of outputs.
+        constraints: names of mapping keys holding black-box constraints, feasible when
+            ``<= 0`` (``Result.feasible``, ``Result.feasible_found``).
         method: registered method name; ``**options`` are its options. ``"auto"``
             (default) lets :func:`isoline.auto.choose` pick the method and its options from
             the space, ``budget``, ``batch_size`` and the option ``noisy`` (default
