@@ -15,6 +15,7 @@ from optuna.testing.pytest_samplers import (
 )
 
 from isoline.integrations.optuna import IsolineSampler
+from isoline.methods.registry import get_method
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
 
@@ -24,8 +25,17 @@ optuna.logging.set_verbosity(optuna.logging.WARNING)
 METHODS = ["gp-ei", "turbo", "cma-es", "bkop"]
 
 
-class TestOptunaSuite(BasicSamplerTestCase, RelativeSamplerTestCase, SingleOnlySamplerTestCase):
+class TestOptunaSuite(BasicSamplerTestCase, RelativeSamplerTestCase):
     @pytest.fixture(params=METHODS)
+    def sampler(self, request: pytest.FixtureRequest) -> Callable[[], BaseSampler]:
+        return lambda: IsolineSampler(request.param, seed=0)
+
+
+class TestSingleObjectiveMethods(SingleOnlySamplerTestCase):
+    """A method that handles one objective refuses a multi-objective study (those that
+    handle several pass Optuna's multi-objective suite, test_optuna_multi.py)."""
+
+    @pytest.fixture(params=[m for m in METHODS if get_method(m).max_objectives == 1])
     def sampler(self, request: pytest.FixtureRequest) -> Callable[[], BaseSampler]:
         return lambda: IsolineSampler(request.param, seed=0)
 
@@ -117,8 +127,10 @@ def test_bad_input_is_named() -> None:
         IsolineSampler("nope")
     with pytest.raises(TypeError, match="no_such"):
         IsolineSampler("gp-ei", no_such=1)
-    study = optuna.create_study(directions=["minimize", "minimize"], sampler=IsolineSampler())
-    with pytest.raises(ValueError, match="multi-objective"):
+    study = optuna.create_study(
+        directions=["minimize", "minimize"], sampler=IsolineSampler("cma-es")
+    )
+    with pytest.raises(ValueError, match="2 objectives.*use one of"):
         study.optimize(lambda t: (t.suggest_float("x", 0, 1), 1.0), n_trials=1)
 
 
@@ -259,22 +271,22 @@ def test_threads_of_one_study_sample_one_at_a_time(monkeypatch: pytest.MonkeyPat
     assert copy._lock is not sampler._lock and copy._states.keys() == sampler._states.keys()
 
 
-def test_constraints_are_ignored_with_one_warning_per_study() -> None:
+def test_constraints_a_method_ignores_get_one_warning_per_study() -> None:
     def objective(trial: optuna.Trial) -> float:
         x = trial.suggest_float("x", 0.0, 1.0)
         trial.set_constraint("x_below_half", x - 0.5)
         return -x
 
-    study = optuna.create_study(sampler=IsolineSampler("random", seed=0))
+    study = optuna.create_study(sampler=IsolineSampler("rf-ei", seed=0))
     with pytest.warns(UserWarning, match="ignores Optuna constraints") as caught:
         study.optimize(objective, n_trials=4)
     messages = [str(w.message) for w in caught if "constraints" in str(w.message)]
-    assert len(messages) == 1 and "x_below_half" in messages[0]
+    assert len(messages) == 1 and "x_below_half" in messages[0] and "cobyqa" in messages[0]
 
 
 def test_constraints_of_a_constraints_func_in_stored_trials_are_warned_about() -> None:
     # a study filled by another sampler's constraints_func, continued with IsolineSampler
-    study = optuna.create_study(sampler=IsolineSampler("random", seed=0))
+    study = optuna.create_study(sampler=IsolineSampler("rf-ei", seed=0))
     dist = {"x": optuna.distributions.FloatDistribution(0.0, 1.0)}
     for x in (0.2, 0.7):
         study.add_trial(

@@ -30,9 +30,16 @@ queue (``Study.enqueue_trial``), from which any worker of the study takes them. 
 may share one seed: independent draws are seeded by the trial number too, and the claims
 keep two workers that propose alike at the same moment from evaluating one configuration.
 
-Constraints are not modelled yet: a study whose trials carry Optuna constraint values
-(``Trial.set_constraint``, or the ``constraints_func`` of another sampler) gets one
-``UserWarning`` per study and process saying that they are ignored.
+Several objectives and constraints: a multi-objective study (``directions=[...]``) is
+optimized by a method that handles several objectives (``method="auto"`` picks one;
+``random``/``sobol`` take any study; another method raises ValueError naming those that
+can). Constraint values, feasible when ``<= 0``, are read where Optuna stores them in the
+trial's system attributes: the tuple of the sampler's ``constraints_func`` (stored after
+each complete or pruned trial, as Optuna's own samplers do) and each
+``Trial.set_constraint(name, value)``. They reach the method beside the objectives as one
+row of outputs per trial (a missing constraint value makes the trial a failed
+evaluation). A method that does not handle constraints gets the objectives alone, and the
+study one ``UserWarning`` per process saying that its constraints are ignored.
 """
 
 from __future__ import annotations
@@ -41,6 +48,7 @@ import contextlib
 import math
 import threading
 import warnings
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -48,7 +56,8 @@ import numpy as np
 
 from isoline.auto import AUTO
 from isoline.integrations.union import infer_conditions, union_of
-from isoline.methods.registry import resolve_name
+from isoline.methods.registry import capable_methods, get_method, resolve_name
+from isoline.objective import Objective
 from isoline.optimizer import Optimizer
 from isoline.params import Categorical, Integer, Real, Space
 
@@ -61,6 +70,7 @@ try:
         IntDistribution,
     )
     from optuna.samplers import BaseSampler, RandomSampler
+    from optuna.samplers._base import _process_constraints_after_trial
     from optuna.study import Study, StudyDirection
     from optuna.trial import FrozenTrial, TrialState
 except ImportError as err:  # pragma: no cover - exercised without the extra
@@ -137,6 +147,8 @@ class _State:
 
     optimizer: Optimizer
     told: set[int] = field(default_factory=set)
+    #: names of the constraints the optimizer is told, after the objectives
+    constraints: tuple[str, ...] = ()
 
 
 class IsolineSampler(BaseSampler):
@@ -153,10 +165,15 @@ class IsolineSampler(BaseSampler):
             queued in the study for the next trials (of any worker).
         independent_sampler: sampler of the parameters outside the relative search space
             (default: uniform draws seeded by ``seed`` and the trial number).
+        constraints_func: Optuna's constraints function: takes a ``FrozenTrial`` and
+            returns its constraint values (``<= 0`` feasible), stored after each complete
+            or pruned trial as Optuna's samplers store them. Constraints a trial sets with
+            ``Trial.set_constraint`` are read without it.
         **options: the method's options (and ``n_init``, ``init``).
 
     Raises:
-        ValueError: on a multi-objective study, or for an unsupported distribution.
+        ValueError: on a multi-objective study when the method handles one objective, or
+            for an unsupported distribution.
     """
 
     def __init__(
@@ -166,15 +183,17 @@ class IsolineSampler(BaseSampler):
         seed: int | None = None,
         batch_size: int = 1,
         independent_sampler: BaseSampler | None = None,
+        constraints_func: Callable[[FrozenTrial], Sequence[float]] | None = None,
         **options: Any,
     ) -> None:
         _check_version()
+        self._constraints_func = constraints_func
         self.method = resolve_name(method)
         self._seed = int(np.random.default_rng().integers(2**31)) if seed is None else seed
         self.batch_size = batch_size
         self.options = options
         self._independent = independent_sampler
-        self._states: dict[tuple[int, str], _State] = {}
+        self._states: dict[tuple[int, str, tuple[str, ...]], _State] = {}
         # studies (id, name) warned already that their constraints are ignored
         self._warned: set[tuple[int, str]] = set()
         # study.optimize(n_jobs > 1) samples from threads: one at a time reads and changes
@@ -204,13 +223,37 @@ class IsolineSampler(BaseSampler):
         state: TrialState,
         values: Any,
     ) -> None:
+        if self._constraints_func is not None:
+            _process_constraints_after_trial(self._constraints_func, study, trial, state)
         with self._lock:
             self._warn_constraints(study, [trial])
 
+    def _handles(self, n_objectives: int, n_constraints: int) -> bool:
+        """Whether the method handles a study of this shape (``auto`` chooses one that
+        does; designs that ignore values handle any)."""
+        if self.method == AUTO:
+            return True
+        cls = get_method(self.method)
+        if not cls.adaptive:
+            return True
+        able = not n_constraints or cls.supports_constraints
+        return n_objectives <= cls.max_objectives and able
+
+    def _check_objectives(self, study: Study) -> None:
+        """Raise ValueError on a multi-objective study the method cannot optimize."""
+        n = len(study.directions)
+        if n > 1 and not self._handles(n, 0):
+            raise ValueError(
+                f"IsolineSampler({self.method!r}) cannot be used for a study with {n} "
+                f"objectives: that method handles one; use one of: "
+                + ", ".join(capable_methods(n, 0))
+            )
+
     def _warn_constraints(self, study: Study, trials: list[FrozenTrial]) -> None:
-        """Warn once per study that the constraints some of ``trials`` carry are ignored."""
+        """Warn once per study if some of ``trials`` carry constraints the method
+        ignores."""
         key = (study._study_id, study.study_name)
-        if key in self._warned:
+        if key in self._warned or self._handles(len(study.directions), 1):
             return
         for t in trials:
             names = _constraint_names(t)
@@ -219,8 +262,9 @@ class IsolineSampler(BaseSampler):
                 warnings.warn(
                     f"IsolineSampler ignores Optuna constraints: trial {t.number} of study "
                     f"{study.study_name!r} has constraint(s) {names}, which the isoline "
-                    f"method {self.method!r} does not see; its proposals are not steered "
-                    "towards feasible points (warned once per study)",
+                    f"method {self.method!r} does not handle; its proposals are not "
+                    "steered towards feasible points (methods that handle constraints: "
+                    f"{', '.join(capable_methods(1, 1))}; warned once per study)",
                     UserWarning,
                     stacklevel=2,
                 )
@@ -229,7 +273,7 @@ class IsolineSampler(BaseSampler):
     def infer_relative_search_space(
         self, study: Study, trial: FrozenTrial
     ) -> dict[str, BaseDistribution]:
-        self._raise_error_if_multi_objective(study)
+        self._check_objectives(study)
         done = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
         space = {name: d for name, d in union_of(done).items() if not d.single()}
         names, _ = _conditions(done, space)
@@ -238,7 +282,7 @@ class IsolineSampler(BaseSampler):
     def sample_relative(
         self, study: Study, trial: FrozenTrial, search_space: dict[str, BaseDistribution]
     ) -> dict[str, Any]:
-        self._raise_error_if_multi_objective(study)
+        self._check_objectives(study)
         if not search_space:
             return {}
         fixed = trial.system_attrs.get(_FIXED, {})
@@ -252,7 +296,7 @@ class IsolineSampler(BaseSampler):
     def _sample_relative(
         self, study: Study, trial: FrozenTrial, search_space: dict[str, BaseDistribution]
     ) -> dict[str, Any]:
-        state = self._state(study, search_space)
+        state = self._state(study, search_space, self._constraint_names(study))
         self._sync(study, state, search_space)
         for _ in range(_CLAIM_ATTEMPTS):
             batch = state.optimizer.ask()
@@ -279,29 +323,47 @@ class IsolineSampler(BaseSampler):
         param_name: str,
         param_distribution: BaseDistribution,
     ) -> Any:
-        self._raise_error_if_multi_objective(study)
+        self._check_objectives(study)
         seed = int(np.random.SeedSequence([self._seed, trial.number]).generate_state(1)[0])
         independent = self._independent or RandomSampler(seed=seed)
         return independent.sample_independent(study, trial, param_name, param_distribution)
 
     # -- state ---------------------------------------------------------------------------
-    def _state(self, study: Study, search_space: dict[str, BaseDistribution]) -> _State:
+    def _constraint_names(self, study: Study) -> tuple[str, ...]:
+        """The constraints the method models: every name a finished trial carries, in
+        order of appearance (none if the method ignores them)."""
+        if not self._handles(len(study.directions), 1):
+            return ()
+        names: dict[str, None] = {}
+        for t in study.get_trials(deepcopy=False):
+            if t.state.is_finished():
+                names.update(dict.fromkeys(_constraint_names(t)))
+        return tuple(names)
+
+    def _state(
+        self,
+        study: Study,
+        search_space: dict[str, BaseDistribution],
+        constraints: tuple[str, ...] = (),
+    ) -> _State:
         done = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
         _, conditions = _conditions(done, search_space)
-        key = (study._study_id, repr((sorted(search_space.items()), conditions)))
+        key = (study._study_id, repr((sorted(search_space.items()), conditions)), constraints)
         if key not in self._states:
             space = Space({name: _param(d) for name, d in search_space.items()}, conditions)
+            objective = _objective(study, constraints)
             opt = Optimizer(space, self.method, seed=self._seed, batch_size=self.batch_size,
-                            **self.options)  # fmt: skip
-            self._states[key] = _State(opt)
+                            objective=objective, **self.options)  # fmt: skip
+            self._states[key] = _State(opt, constraints=constraints)
         return self._states[key]
 
     def _sync(self, study: Study, state: _State, search_space: dict[str, BaseDistribution]) -> None:
         """Tell the optimizer every finished trial of the search space it has not seen."""
-        sign = -1.0 if study.direction == StudyDirection.MAXIMIZE else 1.0
         space = state.optimizer.space
         assert isinstance(space, Space)
-        configs, values, pending = [], [], []
+        configs: list[dict[str, Any]] = []
+        values: list[Any] = []
+        pending = []
         trials = study.get_trials(deepcopy=False)
         self._warn_constraints(study, trials)
         for t in trials:
@@ -329,7 +391,7 @@ class IsolineSampler(BaseSampler):
                 continue  # not a configuration of the modelled space (its parameters differ)
             state.told.add(t.number)
             configs.append(config)
-            values.append(_value(t, sign))
+            values.append(_outputs(t, len(study.directions), state.constraints))
         if configs:
             state.optimizer.tell(configs, values)
         for config in pending:
@@ -382,11 +444,36 @@ def _held(t: FrozenTrial) -> dict[str, Any]:
     return {**t.system_attrs.get(_FIXED, {}), **t.params}
 
 
-def _value(t: FrozenTrial, sign: float) -> float | None:
-    """The value the method sees: minimized, NaN-free (``None`` marks a failure)."""
-    if t.state == TrialState.COMPLETE and t.value is not None and math.isfinite(t.value):
-        return sign * t.value
-    if t.state == TrialState.PRUNED and t.intermediate_values:
-        last = t.intermediate_values[max(t.intermediate_values)]
-        return sign * last if math.isfinite(last) else None
-    return None
+def _objective(study: Study, constraints: tuple[str, ...]) -> Objective:
+    """The specification of a study whose constraints (Optuna's names) are modelled."""
+    directions = ["maximize" if d == StudyDirection.MAXIMIZE else "minimize"
+                  for d in study.directions]  # fmt: skip
+    if len(directions) == 1 and not constraints:
+        return Objective(directions)
+    names = ["value"] if len(directions) == 1 else [f"value_{i}" for i in range(len(directions))]
+    return Objective(directions, objectives=names,
+                     constraints=[f"{_CONSTRAINTS}:{c}" for c in constraints])  # fmt: skip
+
+
+def _constraint_values(t: FrozenTrial) -> dict[str, float]:
+    """A trial's constraint values by name, read as :func:`_constraint_names` names them."""
+    out = {f"{i}": c for i, c in enumerate(t.system_attrs.get(_CONSTRAINTS) or ())}
+    prefix = f"{_CONSTRAINTS}:"
+    out.update({k[len(prefix) :]: v for k, v in t.system_attrs.items() if k.startswith(prefix)})
+    return out
+
+
+def _outputs(t: FrozenTrial, n_objectives: int, constraints: tuple[str, ...]) -> Any:
+    """What the optimizer is told for a finished trial, in the study's directions: its
+    value (``None`` marks a failure) for one objective without constraints, else its row
+    of objectives and constraints (NaN marks a failed or missing output)."""
+    values: list[float] | None = None
+    if t.state == TrialState.COMPLETE and t.values is not None:
+        values = [float(v) for v in t.values]
+    elif t.state == TrialState.PRUNED and t.intermediate_values and n_objectives == 1:
+        values = [float(t.intermediate_values[max(t.intermediate_values)])]
+    if n_objectives == 1 and not constraints:
+        return values[0] if values is not None and math.isfinite(values[0]) else None
+    row = values if values is not None else [math.nan] * n_objectives
+    given = _constraint_values(t)
+    return row + [float(given.get(c, math.nan)) for c in constraints]
