@@ -68,6 +68,11 @@ def bowl(x: np.ndarray) -> float:
     return float(np.sum((np.asarray(x) - 0.35) ** 2))
 
 
+def _outputs(x: np.ndarray) -> dict[str, float]:
+    """Named outputs for the several-output checks: ``g`` is maximized, ``c <= 0`` feasible."""
+    return {"f": bowl(x), "g": float(-np.sum((x - 0.2) ** 2)), "c": float(x[0] - 0.5)}
+
+
 def _box(d: int) -> iso.Box:
     return iso.Box([-1.0] * d, [2.0] * d)
 
@@ -277,6 +282,33 @@ class MethodConformance:
         assert any("nan" in (e or "") for e in res.errors)
         assert np.isfinite(res.fun)
         _check_loads_as_run(db, "flaky", res)
+
+    @pytest.mark.parametrize("spec", ["two objectives", "constrained"])
+    def test_several_outputs_run_or_are_refused(self, method: str, spec: str) -> None:
+        """A method runs a 2-objective or constrained specification end to end (rows,
+        feasibility and front in the Result), or refuses it when built, naming the
+        methods that handle it."""
+        kw: dict[str, Any] = dict(objectives=["f", "g"], directions=["minimize", "maximize"])
+        if spec == "constrained":
+            kw = dict(objectives=["f"], constraints=["c"])
+        cls = get_method(method)
+        able = not cls.adaptive or (
+            cls.max_objectives >= 2 if spec == "two objectives" else cls.supports_constraints
+        )
+        if not able:
+            with pytest.raises(ValueError, match=f"method {method!r} handles .* use one of: "):
+                iso.Optimizer(_box(2), method, **kw)
+            return
+        res = iso.optimize(_outputs, _box(2), method=method, budget=6, seed=0, n_init=3, **kw)
+        assert res.n_evals == 6 and res.values.shape == (6, 2)
+        names = [*kw["objectives"], *kw.get("constraints", [])]
+        rows = [[_outputs(x)[n] for n in names] for x in res.x_iters]
+        np.testing.assert_allclose(res.values, rows)
+        if spec == "constrained":
+            np.testing.assert_array_equal(res.feasible, res.values[:, 1] <= 0)
+            assert res.fun == np.min(res.values[res.feasible, 0])
+        else:
+            assert len(res.pareto_front()[1]) >= 1 and res.x is None
 
     def test_all_failures(self, method: str) -> None:
         res = iso.minimize(lambda x: float("nan"), _box(2), method, budget=6, seed=0, n_init=2,
