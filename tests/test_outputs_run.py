@@ -106,3 +106,12 @@ def test_a_malformed_stored_row_is_refused_naming_the_field(tmp_path: Path) -> N
         conn.execute("UPDATE trials SET outputs = '[1, \"x\"]' WHERE number = 1")
     with Store(db, readonly=True) as st, pytest.raises(iso.StoreError, match="trial 1.*outputs"):
         st.trials(st.get_study("s"))
+
+
+def test_the_dataframe_has_a_column_per_output_feasibility_and_the_front() -> None:
+    pytest.importorskip("pandas")
+    res = iso.optimize(two, BOX, method="random", budget=8, seed=0, **KW)
+    df = res.to_dataframe()
+    np.testing.assert_array_equal(df["values_gain"], res.values[:, 1])
+    np.testing.assert_array_equal(df["feasible"], res.feasible)
+    assert sorted(np.flatnonzero(df["pareto"])) == sorted(res.objective.pareto_indices(res.values))

@@ -12,6 +12,9 @@ One row per finished evaluation, in evaluation order, with the columns
   NaN for a Real, ``<NA>`` (a nullable ``Int64`` column) for an Integer, ``None`` for a
   Categorical;
 - ``value``: what the objective returned (NaN for a failed evaluation);
+- with named or several outputs (``Result.values``): ``values_<name>`` per output, in
+  ``Result.output_names`` order; ``feasible`` with constraints; ``pareto`` (on the
+  feasible Pareto front) with several objectives;
 - ``state``: ``"complete"`` or ``"failed"``; ``error``: why it failed (``None`` if not);
 - ``datetime_start``, ``datetime_complete`` (UTC) and ``duration``;
 - ``info_<key>``: one column per key of the dicts the objective returned with its values
@@ -151,6 +154,14 @@ def to_dataframe(result: Evaluated) -> Any:
     for p, values in zip(parameters(result.space), _columns(result.space, result.x_iters, n)):
         columns[p.column] = values
     columns["value"] = np.asarray(result.func_vals, dtype=float)
+    spec, outputs = getattr(result, "objective", None), getattr(result, "outputs", None)
+    if spec is not None and outputs is not None:
+        for name, col in zip(spec.names, np.asarray(outputs, dtype=float).T):
+            columns[f"values_{name}"] = col
+        if spec.n_constraints:
+            columns["feasible"] = spec.feasible(outputs)
+        if spec.n_objectives > 1:
+            columns["pareto"] = np.isin(np.arange(n), spec.pareto_indices(outputs))
     columns["state"] = pd.Series([STATES.get(s, s) for s in result.status], dtype=object)
     columns["error"] = pd.Series(list(result.errors), dtype=object)
     none: list[float | None] = [None] * n
