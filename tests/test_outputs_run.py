@@ -115,3 +115,26 @@ def test_the_dataframe_has_a_column_per_output_feasibility_and_the_front() -> No
     np.testing.assert_array_equal(df["values_gain"], res.values[:, 1])
     np.testing.assert_array_equal(df["feasible"], res.feasible)
     assert sorted(np.flatnonzero(df["pareto"])) == sorted(res.objective.pareto_indices(res.values))
+
+
+def test_the_several_output_plots_draw() -> None:
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from isoline.visualization import (
+        plot_feasibility,
+        plot_hypervolume_history,
+        plot_pareto_front,
+    )
+
+    res = iso.optimize(two, BOX, method="random", budget=10, seed=0, **KW)
+    ax = plot_pareto_front(res).axes[0]
+    front = [c for c in ax.get_children() if c.get_gid() == "front"][0]
+    assert len(front.get_xdata()) == len(res.pareto_front()[1])
+    line = plot_hypervolume_history(res).axes[0].get_lines()[0]
+    np.testing.assert_allclose(line.get_ydata(), res.hypervolume_history())
+    share = [c for c in plot_feasibility(res).axes[0].get_lines() if c.get_gid() == "share"][0]
+    assert share.get_ydata()[-1] == res.feasible.mean()
+    with pytest.raises(ValueError, match="two objectives"):
+        plot_pareto_front(iso.optimize(lambda x: float(x[0]), BOX, method="random", budget=2))

@@ -1,0 +1,73 @@
+"""Plots of runs with several objectives or constraints: the Pareto front, the
+hypervolume after each evaluation, and feasibility over the run."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from isoline.visualization.common import figure
+
+__all__ = ["plot_feasibility", "plot_hypervolume_history", "plot_pareto_front"]
+
+
+def plot_pareto_front(result: Any, *, objectives: tuple[int, int] = (0, 1), ax: Any = None) -> Any:
+    """Two objectives of every feasible evaluation (points), the infeasible ones (grey
+    crosses) and the feasible Pareto front (a step line), in the user's units.
+
+    Args:
+        result: a :class:`~isoline.Result` with two objectives or more.
+        objectives: the indices of the two objectives drawn.
+        ax: the matplotlib axes to draw into (a new figure if ``None``).
+
+    Raises:
+        ValueError: the result has fewer than two objectives.
+    """
+    spec = result.objective
+    if spec.n_objectives < 2:
+        raise ValueError("plot_pareto_front needs a result with two objectives or more")
+    i, j = objectives
+    Y, ok = result.values, result.feasible
+    front = Y[spec.pareto_indices(Y)]
+    front = front[np.argsort(front[:, i])]
+    fig, (ax,) = figure(ax)
+    ax.scatter(Y[ok, i], Y[ok, j], s=14, alpha=0.5, label="feasible", gid="feasible")
+    bad = ~ok & np.isfinite(Y[:, [i, j]]).all(axis=1)
+    if bad.any():
+        ax.scatter(Y[bad, i], Y[bad, j], s=14, marker="x", color="grey", label="infeasible",
+                   gid="infeasible")  # fmt: skip
+    ax.plot(front[:, i], front[:, j], "o-", color="tab:red", drawstyle="steps-post",
+            label=f"Pareto front ({len(front)})", gid="front")  # fmt: skip
+    names = spec.names
+    ax.set_xlabel(f"{names[i]} ({spec.directions[i]})")
+    ax.set_ylabel(f"{names[j]} ({spec.directions[j]})")
+    ax.legend()
+    return fig
+
+
+def plot_hypervolume_history(result: Any, *, ref: Any = None, ax: Any = None) -> Any:
+    """The hypervolume of the feasible front after each evaluation, against ``ref``
+    (``Result.reference_point`` if ``None``)."""
+    hv = result.hypervolume_history(ref)
+    fig, (ax,) = figure(ax)
+    ax.plot(np.arange(1, hv.size + 1), hv, drawstyle="steps-post", gid="hypervolume")
+    ax.set_xlabel("evaluation")
+    ax.set_ylabel("hypervolume")
+    return fig
+
+
+def plot_feasibility(result: Any, *, ax: Any = None) -> Any:
+    """Each evaluation feasible (1) or not (0), and the share feasible so far."""
+    ok = np.asarray(result.feasible, dtype=float)
+    if ok.size == 0:
+        raise ValueError(f"study {result.study!r} has no evaluation to plot")
+    n = np.arange(1, ok.size + 1)
+    fig, (ax,) = figure(ax)
+    ax.scatter(n, ok, s=14, gid="feasible")
+    ax.plot(n, np.cumsum(ok) / n, color="tab:green", label="share feasible so far", gid="share")
+    ax.set_xlabel("evaluation")
+    ax.set_ylabel("feasible")
+    ax.set_ylim(-0.05, 1.05)
+    ax.legend()
+    return fig
