@@ -138,3 +138,13 @@ def test_the_several_output_plots_draw() -> None:
     assert share.get_ydata()[-1] == res.feasible.mean()
     with pytest.raises(ValueError, match="two objectives"):
         plot_pareto_front(iso.optimize(lambda x: float(x[0]), BOX, method="random", budget=2))
+
+
+def test_the_study_report_draws_the_front_hypervolume_and_feasibility(tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    from isoline.visualization import write_study_report
+
+    res = iso.optimize(two, BOX, method="random", budget=10, seed=0, **KW)
+    text = write_study_report(res, tmp_path / "r").read_text()
+    for stem in ("pareto_front", "hypervolume", "feasibility"):
+        assert f"![{stem}]({stem}.png)" in text and (tmp_path / "r" / f"{stem}.png").exists()

@@ -15,9 +15,14 @@ from isoline.visualization.contour import plot_contour
 from isoline.visualization.coordinates import plot_parallel_coordinates
 from isoline.visualization.history import plot_history
 from isoline.visualization.importance import param_importances, plot_param_importances
+from isoline.visualization.outputs import (
+    plot_feasibility,
+    plot_hypervolume_history,
+    plot_pareto_front,
+)
 from isoline.visualization.slices import plot_slice
 
-__all__ = ["PLOTS", "write_study_report"]
+__all__ = ["PLOTS", "output_plots", "write_study_report"]
 
 #: file stem -> the plot drawn into it
 PLOTS: dict[str, Callable[..., Any]] = {
@@ -29,9 +34,24 @@ PLOTS: dict[str, Callable[..., Any]] = {
 }
 
 
+def output_plots(result: StudyResult) -> dict[str, Callable[..., Any]]:
+    """The plots a study with several objectives (front, hypervolume) or constraints
+    (feasibility) adds to :data:`PLOTS`."""
+    spec = getattr(result, "objective", None)
+    if spec is None or getattr(result, "outputs", None) is None:
+        return {}
+    out: dict[str, Callable[..., Any]] = {}
+    if spec.n_objectives > 1:
+        out["pareto_front"] = plot_pareto_front
+        out["hypervolume"] = plot_hypervolume_history
+    if spec.n_constraints:
+        out["feasibility"] = plot_feasibility
+    return out
+
+
 def write_study_report(result: StudyResult, out: str | Path, command: str | None = None) -> Path:
     """Write ``summary.md``, ``evaluations.csv`` (:meth:`~isoline.Result.to_dataframe`)
-    and one PNG per plot of :data:`PLOTS` into the folder ``out`` (created if missing). A
+    and one PNG per plot of :data:`PLOTS` (and of :func:`output_plots`) into the folder ``out`` (created if missing). A
     plot the study cannot have (a contour of a one-parameter space, too few finished
     evaluations) is left out and the summary says why.
 
@@ -52,7 +72,7 @@ def write_study_report(result: StudyResult, out: str | Path, command: str | None
     options: dict[str, dict[str, Any]] = {"importances": {"importances": shares}}
     if shares is not None and len(shares) > 2:
         options["contour"] = {"params": list(shares)[:2]}
-    for stem, plot in PLOTS.items():
+    for stem, plot in {**PLOTS, **output_plots(result)}.items():
         try:
             fig = plot(result, **options.get(stem, {}))
         except ValueError as err:
