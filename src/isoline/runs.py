@@ -23,6 +23,7 @@ from isoline.methods.registry import option_defaults, resolve_name
 from isoline.objective import UNSET, Objective, Unset
 from isoline.optimizer import Optimizer, Result
 from isoline.parallel import ProcessPool, check_picklable, make_executor, shutdown_executor
+from isoline.progress import get_logger
 from isoline.resume import REPLAY_TOLERANCE, Settings, fingerprint, jsonable, stored_defaults
 from isoline.run_loop import ObjectiveError, Run
 from isoline.space import SearchSpace
@@ -225,6 +226,13 @@ def optimize(
                 run.lease.release()
             res = Result.from_trials(run.rec, store.trials(run.rec), store.path, space)
             res.stop_reason = reason
+            if objective.n_constraints and not res.feasible_found:
+                get_logger().warning(
+                    "study %r: no evaluation satisfied every constraint (%s <= 0); "
+                    "Result.x is None and Result.fun NaN",
+                    res.study,
+                    ", ".join(objective.constraints),
+                )
             return res
         finally:
             if own_store:
