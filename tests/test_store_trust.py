@@ -83,6 +83,58 @@ def test_a_malformed_trial_field_is_a_store_error_naming_it(tmp_path, column, va
         iso.minimize(sphere, BOX, "random", budget=4, seed=1, storage=db, study="s")
 
 
+def sphere_under_plane(x: np.ndarray) -> dict[str, float]:
+    return {"f": sphere(x), "c": float(x[0]) - 0.5}
+
+
+def _constrained(db: str, budget: int) -> iso.Result:
+    return iso.optimize(sphere_under_plane, BOX, method="random", budget=budget, seed=1,
+                        storage=db, study="s", objectives=["f"], constraints=["c"])  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "constrained, value, problem",
+    [
+        (True, "[0.1, 0.2, 0.3]", "must be a list of 2 numbers"),
+        (True, "[0.1]", "must be a list of 2 numbers"),
+        (True, None, "is missing"),
+        (True, "[1e300, -1]", "of an evaluated trial must be finite and start with its y"),
+        (False, "[0.1, 0.2]", "must be null: the study has one output"),
+        (False, "[0.1]", "must be null: the study has one output"),
+    ],
+)
+def test_a_row_of_outputs_that_does_not_fit_the_study_is_a_store_error(
+    tmp_path, constrained, value, problem
+) -> None:
+    """A stored row of outputs of the wrong length, missing, or not led by the trial's
+    value is refused (resume had replayed it as a failed evaluation, report had shown it)."""
+    db = str(tmp_path / "s.db")
+    _constrained(db, 3) if constrained else iso.minimize(sphere, BOX, "random", budget=3,
+                                                         seed=1, storage=db, study="s")  # fmt: skip
+    _edit(db, "UPDATE trials SET outputs = ? WHERE number = 1", value)
+    with pytest.raises(StoreError, match=f"trial 1, field 'outputs': {problem}"):
+        iso.load(db, "s")
+    with pytest.raises(StoreError, match=f"trial 1, field 'outputs': {problem}"):
+        _constrained(db, 4) if constrained else iso.minimize(sphere, BOX, "random", budget=4,
+                                                             seed=1, storage=db, study="s")  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "record",
+    [{"directions": ["up"]}, {"x": 1}, [1], {"direction": 3}, {"directions": [], "objectives": []},
+     {"directions": ["minimize"], "objectives": ["f"], "constraints": ["c", "c"]}],
+)  # fmt: skip
+def test_an_unusable_stored_objective_record_is_a_store_error(tmp_path, record) -> None:
+    db = str(tmp_path / "s.db")
+    _constrained(db, 3)
+    attrs = json.loads(sqlite3.connect(db).execute("SELECT attrs FROM studies").fetchone()[0])
+    _edit(db, "UPDATE studies SET attrs = ?", json.dumps({**attrs, "objective": record}))
+    with pytest.raises(StoreError, match="study 's', field 'attrs': holds an unusable objective"):
+        iso.load(db, "s")
+    with pytest.raises(StoreError, match="study 's', field 'attrs': holds an unusable objective"):
+        _constrained(db, 4)
+
+
 def test_a_huge_last_batch_number_is_a_store_error_not_a_huge_list(tmp_path) -> None:
     """A crafted ``state_batch`` far past the stored batches (found by the fuzz
     benchmark) is refused without listing every batch number up to it."""

@@ -7,7 +7,7 @@ deeply nested or non-JSON text, BLOBs, invalid UTF-8 text, a status outside the 
 set) into one column of one row of ``meta``, ``studies`` or ``trials`` (CHECK
 constraints off, as an editor could), and runs the four operations:
 
-- resume: ``isoline.minimize`` on the study, one evaluation more;
+- resume: ``isoline.optimize`` on the study, one evaluation more;
 - report: the study read back as a ``Result`` (``Store.get_study``, ``Store.trials``);
 - merge: ``isoline merge TARGET STORE``;
 - delete: ``isoline delete STORE --match .``.
@@ -16,6 +16,9 @@ Each API operation must succeed or raise ``StoreError``; each CLI command must e
 or 1 or 2 with an ``isoline X: error:`` line. Any other exception is a failure (the
 first one stops the run with its example, recorded in the result file). The counts by
 outcome are printed as JSON.
+
+With ``--constrained`` the study has one objective and one black-box constraint, so every
+trial holds a row of outputs (the ``outputs`` column) for the values to land in.
 
 The crafted stores live in /dev/shm (memory) when it is there: the same SQLite code runs,
 without waiting for the disk to sync. A run can be split into chunks, each with its own
@@ -71,7 +74,7 @@ COLUMNS = [
     *(
         ("trials", c, "number = 1")
         for c in ("number", "batch", "x", "u", "y", "status", "error", "info", "started",
-                  "finished", "attempts")
+                  "finished", "attempts", "outputs")
     ),
 ]  # fmt: skip
 #: crafted values a random one rarely hits: deep nesting, wrong shapes, statuses, huge text
@@ -97,11 +100,26 @@ def sphere(x: np.ndarray) -> float:
     return float(np.sum(np.asarray(x) ** 2))
 
 
-def make_store(folder: str) -> str:
+def sphere_under_plane(x: np.ndarray) -> dict[str, float]:
+    """``sphere`` as objective ``f`` under the constraint ``c = x_0 - 0.5 <= 0``."""
+    return {"f": sphere(x), "c": float(x[0]) - 0.5}
+
+
+def resume(path: str, budget: int, constrained: bool) -> None:
+    """Run study ``s`` of ``path`` (random search, seed 1) to ``budget`` evaluations."""
+    if constrained:
+        iso.optimize(sphere_under_plane, BOX, method="random", budget=budget, seed=1,
+                     storage=path, study="s", progress=False, objectives=["f"],
+                     constraints=["c"])  # fmt: skip
+    else:
+        iso.optimize(sphere, BOX, method="random", budget=budget, seed=1, storage=path,
+                     study="s", progress=False)  # fmt: skip
+
+
+def make_store(folder: str, constrained: bool = False) -> str:
     """A real store: study ``s`` of 3 random-search evaluations."""
     path = os.path.join(folder, "pristine.db")
-    iso.minimize(sphere, BOX, "random", budget=3, seed=1, storage=path, study="s",
-                 progress=False)  # fmt: skip
+    resume(path, 3, constrained)
     return path
 
 
@@ -146,7 +164,7 @@ def _cli(op: str, argv: list[str]) -> str:
     return f"{op}: exit {code}"
 
 
-def operations(path: str, folder: str) -> list[str]:
+def operations(path: str, folder: str, constrained: bool = False) -> list[str]:
     """Resume, report, merge and delete on ``path``; the outcome of each. A raw
     exception propagates (the benchmark's failure)."""
 
@@ -163,8 +181,7 @@ def operations(path: str, folder: str) -> list[str]:
     return [
         _api("report", report),
         _cli("merge", ["merge", target, path]),
-        _api("resume", lambda: iso.minimize(sphere, BOX, "random", budget=4, seed=1,
-                                            storage=path, study="s", progress=False)),
+        _api("resume", lambda: resume(path, 4, constrained)),
         _cli("delete", ["delete", path, "--match", "."]),
     ]  # fmt: skip
 
@@ -182,11 +199,12 @@ def run(
     seed: int | None = None,
     every: Any = None,
     digests: set[str] | None = None,
+    constrained: bool = False,
 ) -> None:
     """Run ``examples`` Hypothesis examples, counting outcomes into ``counts`` (and
     calling ``every()`` after each 100th example). With ``seed`` the draws are those of
     that seed (the same seed repeats them); without, Hypothesis picks a random seed."""
-    pristine = make_store(folder)
+    pristine = make_store(folder, constrained)
 
     @settings(max_examples=examples, deadline=None, database=None,
               suppress_health_check=list(HealthCheck))  # fmt: skip
@@ -200,7 +218,7 @@ def run(
             counts["value refused by SQLite"] += 1
         else:
             counts["stores crafted"] += 1
-            for outcome in operations(path, folder):
+            for outcome in operations(path, folder, constrained):
                 counts[outcome] += 1
         if every is not None and counts["examples"] % 100 == 0:
             every()
@@ -263,6 +281,11 @@ def main() -> None:
     parser.add_argument("--seed", type=int, help="Hypothesis seed (a chunk; default random)")
     parser.add_argument("--out", help="write the result JSON here too")
     parser.add_argument("--tmp", help="folder for the crafted stores (default /dev/shm)")
+    parser.add_argument(
+        "--constrained",
+        action="store_true",
+        help="a study with an objective and a constraint (rows of outputs)",
+    )
     parser.add_argument("--summarize", nargs="+", metavar="FILE",
                         help="sum the result files of several chunks and stop")  # fmt: skip
     args = parser.parse_args()
@@ -293,6 +316,7 @@ def main() -> None:
             "commit": commit,
             "isoline": os.path.dirname(iso.__file__),
             "seed": args.seed,
+            "constrained": args.constrained,
             "temp folder": root or tempfile.gettempdir(),
             "examples asked": args.examples,
             "finished": done,
@@ -313,7 +337,15 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory(prefix="isoline-fuzz-", dir=root) as folder:
         try:
-            run(args.examples, counts, folder, seed=args.seed, every=write, digests=digests)
+            run(
+                args.examples,
+                counts,
+                folder,
+                seed=args.seed,
+                every=write,
+                digests=digests,
+                constrained=args.constrained,
+            )
         except Exception:
             # a raw exception (Hypothesis has shrunk it): recorded, then the run stops
             failure.append(traceback.format_exc()[-6000:])

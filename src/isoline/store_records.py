@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from isoline.conditions import Conditions
+from isoline.objective import Objective
 from isoline.params import Categorical, Integer, Real, Space
 from isoline.space import Box
 from isoline.store_schema import RESUME_FORMATS
@@ -183,6 +184,10 @@ def read_study(row: Mapping[str, Any], path: str) -> StudyRecord:
     space = c.mapping("space", row["space"])
     space_dim(space, c)
     attrs = c.mapping("attrs", row["attrs"])
+    try:
+        Objective.from_dict(attrs.get("objective"))
+    except (TypeError, ValueError) as err:
+        raise c.fail("attrs", f"holds an unusable objective record ({err})") from None
     budget = row["budget"]
     if "direction" in row and row["direction"] not in DIRECTIONS:
         raise c.fail(
@@ -244,20 +249,31 @@ def read_trial(row: Mapping[str, Any], study: StudyRecord, dim: int, path: str) 
         started=None if started is None else c.number("started", started),
         finished=None if finished is None else c.number("finished", finished),
         attempts=c.integer("attempts", row["attempts"], 0),
-        outputs=_outputs(row.get("outputs"), c),
+        outputs=_outputs(row.get("outputs"), study, status, y, c),
     )
 
 
-def _outputs(raw: Any, c: _Field) -> np.ndarray | None:
-    """A stored row of outputs: NULL, or a JSON list of numbers (``null`` for NaN)."""
+def _outputs(raw: Any, study: StudyRecord, status: str, y: Any, c: _Field) -> np.ndarray | None:
+    """A stored row of outputs, checked against the study's specification: NULL for a
+    study with one output (its value is ``y``); for one with ``m`` outputs, a JSON list of
+    ``m`` numbers (``null`` for NaN), all finite and led by ``y`` for an evaluated trial,
+    NULL allowed only for a trial that is pending or failed."""
+    m = Objective.from_dict(study.attrs.get("objective")).n_outputs
     if raw is None:
+        if m > 1 and status == "ok":
+            raise c.fail("outputs", f"is missing: an evaluated trial of this study has {m}")
         return None
+    if m == 1:
+        raise c.fail("outputs", "must be null: the study has one output, stored in y")
     v = c.json("outputs", raw)
-    if not (isinstance(v, list) and v):
-        raise c.fail("outputs", "must be a non-empty list of numbers (or null)")
-    return np.array(
+    if not (isinstance(v, list) and len(v) == m):
+        raise c.fail("outputs", f"must be a list of {m} numbers, one per output of the study")
+    row = np.array(
         [np.nan if e is None else c.number(f"outputs[{i}]", e) for i, e in enumerate(v)]
     )
+    if status == "ok" and not (np.all(np.isfinite(row)) and y is not None and row[0] == y):
+        raise c.fail("outputs", "of an evaluated trial must be finite and start with its y")
+    return row
 
 
 def space_dim(space: dict[str, Any], c: _Field | None = None) -> int:
