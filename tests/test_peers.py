@@ -45,6 +45,16 @@ class TestEveryPeer(MethodConformance):
         assert len(res.x_iters) == 7
         assert all(c["k"] in (0, 1, 2) and c["c"] in ("a", "b") for c in res.x_iters)
 
+    def test_finite_conditional_space_is_covered_before_any_repeat(self, method: str) -> None:
+        # as above: the run completes and serves active parameters only, repeats allowed
+        space = iso.Space(
+            {"k": iso.Categorical(["a", "b"]), "n": iso.Integer(0, 2)}, {"n": {"k": "b"}}
+        )
+        res = iso.minimize(lambda c: c.get("n", 3), space, method, budget=5, seed=0, n_init=2)
+        assert len(res.x_iters) == 5
+        for c in res.x_iters:
+            assert set(c) == ({"k", "n"} if c["k"] == "b" else {"k"}), c
+
     def test_seed_changes_the_run_with_defaults(self, method: str) -> None:
         if method == "nevergrad":
             # a peer keeps its own defaults: at this budget NGOpt runs COBYLA from the

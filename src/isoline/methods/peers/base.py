@@ -140,16 +140,23 @@ class PeerMethod(ReplayPickled):
                 config[name] = int(min(max(round(float(v)), p.low), p.high))
             else:
                 config[name] = float(min(max(float(v), p.low), p.high))
+        active = set(self.space.active(config))
+        config = {k: v for k, v in config.items() if k in active}
         return np.asarray(self.space.encode(config), dtype=float)
 
     def _to_peer(self, u: np.ndarray) -> dict[str, Any]:
-        """The peer's configuration ``{x0: v0, ...}`` of a unit-cube row."""
+        """The peer's configuration ``{x0: v0, ...}`` of a unit-cube row. A peer sees a
+        conditional space flat: an inactive parameter is given the value isoline's encoding
+        imputes to it (its lower bound, or its first choice), and ignored on the way back."""
         if self.space is None:
             return {n: float(v) for n, v in zip(self._params, u)}
         config = self.space.decode(u[None, :])[0]
         out: dict[str, Any] = {}
         for (name, p), key in zip(self.space.params.items(), self._params):
-            out[key] = p.index(config[name]) if isinstance(p, Categorical) else config[name]
+            if name not in config:
+                out[key] = 0 if isinstance(p, Categorical) else p.low
+            else:
+                out[key] = p.index(config[name]) if isinstance(p, Categorical) else config[name]
         return out
 
     def observe(self, X: np.ndarray, y: np.ndarray) -> None:
