@@ -167,6 +167,24 @@ def _random_mean_final(d: int, budget: int) -> float:
 _TIMES = ["datetime_start", "datetime_complete", "duration"]
 
 
+def _interrupted_then_resumed(
+    f: Any, space: iso.Space, method: str, db: str, kw: dict[str, Any]
+) -> iso.Result:
+    """Run ``f`` on study ``s`` of ``db`` until its sixth evaluation raises
+    KeyboardInterrupt, then resume the study to the end; the resumed result."""
+    calls = {"n": 0}
+
+    def crashing(c: dict[str, Any]) -> float:
+        calls["n"] += 1
+        if calls["n"] == 6:
+            raise KeyboardInterrupt
+        return float(f(c))
+
+    with pytest.raises(KeyboardInterrupt):
+        iso.minimize(crashing, space, method, storage=db, study="s", **kw)
+    return iso.minimize(f, space, method, storage=db, study="s", **kw)
+
+
 def _check_loads_as_run(
     db: str, study: str, returned: iso.Result, uninterrupted: iso.Result | None = None
 ) -> None:
@@ -396,18 +414,8 @@ class MethodConformance:
         batch_size = 2 if get_method(method).supports_batch else 1
         kw: dict[str, Any] = dict(budget=7, seed=3, batch_size=batch_size, n_init=4)
         full = iso.minimize(mixed_bowl, mixed_space(), method, **kw)
-        calls = {"n": 0}
-
-        def crashing(c: dict[str, Any]) -> float:
-            calls["n"] += 1
-            if calls["n"] == 6:
-                raise KeyboardInterrupt
-            return mixed_bowl(c)
-
         db = str(tmp_path / "mixed.db")
-        with pytest.raises(KeyboardInterrupt):
-            iso.minimize(crashing, mixed_space(), method, storage=db, study="s", **kw)
-        resumed = iso.minimize(mixed_bowl, mixed_space(), method, storage=db, study="s", **kw)
+        resumed = _interrupted_then_resumed(mixed_bowl, mixed_space(), method, db, kw)
         assert resumed.x_iters == full.x_iters
         np.testing.assert_array_equal(resumed.func_vals, full.func_vals)
         _check_loads_as_run(db, "s", resumed, full)
@@ -420,20 +428,8 @@ class MethodConformance:
             _check_config(conditional_space(), c)
         keys = [iso.Space.key(c) for c in full.x_iters]
         assert len(set(keys)) == len(keys), "a configuration was proposed twice"
-        calls = {"n": 0}
-
-        def crashing(c: dict[str, Any]) -> float:
-            calls["n"] += 1
-            if calls["n"] == 6:
-                raise KeyboardInterrupt
-            return conditional_bowl(c)
-
         db = str(tmp_path / "conditional.db")
-        with pytest.raises(KeyboardInterrupt):
-            iso.minimize(crashing, conditional_space(), method, storage=db, study="s", **kw)
-        resumed = iso.minimize(
-            conditional_bowl, conditional_space(), method, storage=db, study="s", **kw
-        )
+        resumed = _interrupted_then_resumed(conditional_bowl, conditional_space(), method, db, kw)
         assert resumed.x_iters == full.x_iters
         _check_loads_as_run(db, "s", resumed, full)
 
