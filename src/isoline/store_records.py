@@ -268,9 +268,7 @@ def _outputs(raw: Any, study: StudyRecord, status: str, y: Any, c: _Field) -> np
     v = c.json("outputs", raw)
     if not (isinstance(v, list) and len(v) == m):
         raise c.fail("outputs", f"must be a list of {m} numbers, one per output of the study")
-    row = np.array(
-        [np.nan if e is None else c.number(f"outputs[{i}]", e) for i, e in enumerate(v)]
-    )
+    row = np.array([np.nan if e is None else c.number(f"outputs[{i}]", e) for i, e in enumerate(v)])
     if status == "ok" and not (np.all(np.isfinite(row)) and y is not None and row[0] == y):
         raise c.fail("outputs", "of an evaluated trial must be finite and start with its y")
     return row
