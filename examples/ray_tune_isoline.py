@@ -48,11 +48,12 @@ def run(
         search = OptunaSearch(sampler=sampler, metric=metrics[0], mode="min")
     else:  # several metrics: lists of metrics and modes, given here and not to TuneConfig
         search = OptunaSearch(sampler=sampler, metric=list(metrics), mode=["min"] * len(metrics))
+    # reuse_actors: one worker process runs every trial instead of a new one per trial
     tuner = tune.Tuner(
         trainable,
         param_space=space,
         tune_config=tune.TuneConfig(
-            search_alg=search, num_samples=samples, max_concurrent_trials=1
+            search_alg=search, num_samples=samples, max_concurrent_trials=1, reuse_actors=True
         ),
         run_config=tune.RunConfig(storage_path=storage_path, verbose=0),
     )
