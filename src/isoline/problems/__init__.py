@@ -216,6 +216,27 @@ _BUILTIN: list[tuple[str, str, tuple[int, ...] | int, int, str]] = [
         "scikit-learn model tuning by 5-fold CV, bayesmark's spaces (dim: 0 = the model's)",
     ),
     (
+        "hpo-cash",
+        "conditional:CashHPO",
+        0,
+        0,
+        "CASH over 5 scikit-learn models, conditional subspaces; 3-fold CV error (dim: 0)",
+    ),
+    (
+        "hpo-svm-kernel",
+        "conditional:SvmKernelHPO",
+        0,
+        0,
+        "SVM with kernel-specific (conditional) parameters; 3-fold CV error (dim: 0)",
+    ),
+    (
+        "hpo-mlp-solver",
+        "conditional:MlpSolverHPO",
+        0,
+        0,
+        "MLP whose solver has its own (conditional) parameters; 3-fold CV error (dim: 0)",
+    ),
+    (
         "hpo-digits",
         "hpo:DigitsCNN",
         (7,),

@@ -1,0 +1,289 @@
+"""Conditional tuning problems: scikit-learn spaces whose parameters exist only for some
+choices of another (issue 42's benchmark).
+
+Three problems, each on one of scikit-learn's bundled classification data sets:
+
+* ``hpo-cash``: combined algorithm selection and hyperparameter optimization (CASH;
+  Thornton, Hutter, Hoos & Leyton-Brown, "Auto-WEKA: combined selection and
+  hyperparameter optimization of classification algorithms", KDD 2013): ``model`` chooses
+  among kNN, an SVM, a random forest, logistic regression and an MLP, and each model's
+  parameters are active only when it is chosen; the SVM's own parameters nest one level
+  deeper (``svm_gamma`` only for the rbf and poly kernels, ``svm_degree`` only for poly).
+* ``hpo-svm-kernel``: an SVM whose kernel decides its parameters (``gamma`` for rbf, poly
+  and sigmoid; ``degree`` for poly; ``coef0`` for poly and sigmoid).
+* ``hpo-mlp-solver``: an MLP whose solver has its own parameters (sgd: momentum, Nesterov
+  momentum and the learning-rate schedule, with ``power_t`` only for the ``invscaling``
+  schedule; adam: ``beta_1`` and ``beta_2``).
+
+The objective is the validation error, ``1 - accuracy`` averaged over a stratified
+3-fold cross-validation (three folds rather than five keep an evaluation cheap); the
+features are standardized inside each fold. The problem's seed fixes the folds and every
+model's ``random_state``, so the objective is a deterministic function of the active
+parameters. The MLPs train for a fixed, small number of epochs (a convergence warning is
+part of the landscape, not a failure).
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any, ClassVar
+
+import numpy as np
+
+from isoline.params import Categorical, Integer, Real, Space
+from isoline.validation import check_choice, check_int
+
+__all__ = ["DATASETS", "CashHPO", "ConditionalHPO", "MlpSolverHPO", "SvmKernelHPO"]
+
+#: data set -> loader name in ``sklearn.datasets`` (all classification)
+DATASETS: dict[str, str] = {
+    "digits": "load_digits",
+    "wine": "load_wine",
+    "breast": "load_breast_cancer",
+    "iris": "load_iris",
+}
+CV_SPLITS = 3
+#: epochs of every MLP (scikit-learn's ``max_iter``)
+MLP_EPOCHS = 40
+
+
+def svm_params(prefix: str, kernels: tuple[str, ...]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """An SVM's parameters (names prefixed) and their conditions on its kernel."""
+    p = prefix
+    params: dict[str, Any] = {
+        f"{p}C": Real(1e-2, 1e3, log=True),
+        f"{p}kernel": Categorical(list(kernels)),
+        f"{p}gamma": Real(1e-4, 1e1, log=True),
+        f"{p}degree": Integer(2, 5),
+    }
+    gamma = [k for k in kernels if k != "linear"]
+    conditions: dict[str, Any] = {
+        f"{p}gamma": {f"{p}kernel": gamma},
+        f"{p}degree": {f"{p}kernel": "poly"},
+    }
+    if "sigmoid" in kernels:
+        params[f"{p}coef0"] = Real(-1.0, 1.0)
+        conditions[f"{p}coef0"] = {f"{p}kernel": ["poly", "sigmoid"]}
+    return params, conditions
+
+
+def cash_space() -> Space:
+    """``hpo-cash``: the model's choice and each model's subspace."""
+    svm, svm_conditions = svm_params("svm_", ("linear", "rbf", "poly"))
+    params: dict[str, Any] = {
+        "model": Categorical(["knn", "svm", "rf", "logreg", "mlp"]),
+        "knn_n_neighbors": Integer(1, 30),
+        "knn_weights": Categorical(["uniform", "distance"]),
+        "knn_p": Integer(1, 2),
+        **svm,
+        "rf_n_estimators": Integer(5, 60, log=True),
+        "rf_max_depth": Integer(1, 20),
+        "rf_max_features": Real(0.05, 1.0),
+        "rf_min_samples_leaf": Integer(1, 10),
+        "logreg_C": Real(1e-3, 1e3, log=True),
+        "logreg_fit_intercept": Categorical([True, False]),
+        "mlp_hidden": Integer(8, 128, log=True),
+        "mlp_alpha": Real(1e-6, 1e-1, log=True),
+        "mlp_learning_rate_init": Real(1e-4, 1e-1, log=True),
+    }
+    conditions = dict(svm_conditions)
+    for name in params:
+        head = name.split("_")[0]
+        if name != "model" and name not in conditions:
+            conditions[name] = {"model": head}
+    return Space(params, conditions)
+
+
+def svm_kernel_space() -> Space:
+    """``hpo-svm-kernel``: an SVM whose kernel decides its parameters."""
+    params, conditions = svm_params("", ("linear", "rbf", "poly", "sigmoid"))
+    return Space(params, conditions)
+
+
+def mlp_solver_space() -> Space:
+    """``hpo-mlp-solver``: an MLP whose solver has its own parameters."""
+    params: dict[str, Any] = {
+        "hidden": Integer(8, 128, log=True),
+        "alpha": Real(1e-6, 1e-1, log=True),
+        "learning_rate_init": Real(1e-4, 1e-1, log=True),
+        "solver": Categorical(["sgd", "adam"]),
+        "momentum": Real(0.0, 0.99),
+        "nesterovs_momentum": Categorical([False, True]),
+        "learning_rate": Categorical(["constant", "invscaling", "adaptive"]),
+        "power_t": Real(0.1, 0.9),
+        "beta_1": Real(0.5, 0.99),
+        "beta_2": Real(0.9, 0.9999),
+    }
+    conditions = {
+        "momentum": {"solver": "sgd"},
+        "nesterovs_momentum": {"solver": "sgd"},
+        "learning_rate": {"solver": "sgd"},
+        "power_t": {"learning_rate": "invscaling"},
+        "beta_1": {"solver": "adam"},
+        "beta_2": {"solver": "adam"},
+    }
+    return Space(params, conditions)
+
+
+def _svm(config: dict[str, Any], prefix: str, seed: int) -> Any:
+    from sklearn.svm import SVC
+
+    kw = {k[len(prefix) :]: v for k, v in config.items() if k.startswith(prefix)}
+    return SVC(random_state=seed, **kw)
+
+
+def _mlp(config: dict[str, Any], prefix: str, seed: int) -> Any:
+    from sklearn.neural_network import MLPClassifier
+
+    kw = {k[len(prefix) :]: v for k, v in config.items() if k.startswith(prefix)}
+    hidden = kw.pop("hidden")
+    return MLPClassifier(hidden_layer_sizes=(hidden,), max_iter=MLP_EPOCHS, random_state=seed, **kw)
+
+
+def cash_model(config: dict[str, Any], seed: int) -> Any:
+    """The estimator of a ``hpo-cash`` configuration (active parameters only)."""
+    from sklearn.ensemble import RandomForestClassifier
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.neighbors import KNeighborsClassifier
+
+    model = config["model"]
+    kw = {k[len(model) + 1 :]: v for k, v in config.items() if k.startswith(model + "_")}
+    if model == "knn":
+        return KNeighborsClassifier(**kw)
+    if model == "svm":
+        return _svm(config, "svm_", seed)
+    if model == "rf":
+        return RandomForestClassifier(random_state=seed, **kw)
+    if model == "logreg":
+        return LogisticRegression(max_iter=200, random_state=seed, **kw)
+    return _mlp(config, "mlp_", seed)
+
+
+class ConditionalHPO:
+    """One conditional tuning problem: validation error (minimized) on ``dataset``.
+
+    Args:
+        dim: ``0`` (or the space's encoded dimension): the dimension is the space's.
+        dataset: one of :data:`DATASETS`; each problem has its own default.
+        seed: the cross-validation folds and every model's ``random_state``.
+    """
+
+    name: ClassVar[str] = ""
+    description: ClassVar[str] = ""
+    default_dataset: ClassVar[str] = ""
+    takes_trial_number = True
+    default_noise_std = 0.0
+
+    def __init__(
+        self,
+        dim: int = 0,
+        *,
+        dataset: str | None = None,
+        noise_std: float | str = 0.0,
+        seed: int = 0,
+    ) -> None:
+        self.dataset = check_choice(
+            self.default_dataset if dataset is None else dataset, "dataset", tuple(DATASETS)
+        )
+        if noise_std not in (0, 0.0):
+            raise ValueError(f"{self.name} has no observation noise option (noise_std must be 0)")
+        self.seed = check_int(seed, "seed", 0)
+        self.space = self.make_space()
+        self.dim = self.space.dim
+        if dim not in (0, self.dim):
+            raise ValueError(
+                f"{self.name} has {self.dim} encoded columns; give dim=0 or {self.dim}, got {dim}"
+            )
+        self.noise_std = 0.0
+        self.optimum: float | None = None
+        self.optimum_x = None
+        #: an error rate is at least 0
+        self.lower_bound: float | None = 0.0
+        self.spec: dict[str, Any] = {}
+        self._data: tuple[np.ndarray, np.ndarray] | None = None
+
+    def make_space(self) -> Space:
+        raise NotImplementedError
+
+    def estimator(self, config: dict[str, Any]) -> Any:
+        """The scikit-learn classifier of a configuration (active parameters only)."""
+        raise NotImplementedError
+
+    def _load(self) -> tuple[np.ndarray, np.ndarray]:
+        if self._data is None:
+            import sklearn.datasets
+
+            X, y = getattr(sklearn.datasets, DATASETS[self.dataset])(return_X_y=True)
+            self._data = (np.asarray(X, dtype=float), np.asarray(y))
+        return self._data
+
+    def evaluate(self, config: Any) -> tuple[float, dict[str, Any]]:
+        """Cross-validated error of a configuration (a dict of its active parameters)."""
+        from sklearn.model_selection import StratifiedKFold, cross_val_score
+        from sklearn.pipeline import make_pipeline
+        from sklearn.preprocessing import StandardScaler
+
+        from isoline.problems.hpo import seeded_single_thread
+
+        config = dict(config)
+        self.space.encode(config)  # a configuration with inactive or missing parameters raises
+        X, y = self._load()
+        folds = StratifiedKFold(CV_SPLITS, shuffle=True, random_state=self.seed)
+        model = make_pipeline(StandardScaler(), self.estimator(config))
+        with warnings.catch_warnings(), seeded_single_thread(self.seed):
+            warnings.simplefilter("ignore")  # convergence warnings are part of the landscape
+            scores = cross_val_score(model, X, y, scoring="accuracy", cv=folds)
+        error = 1.0 - float(np.mean(scores))
+        if not np.isfinite(error):
+            raise FloatingPointError(f"{self.name} on {self.dataset}: error {error} at {config}")
+        return error, {"fold_errors": [1.0 - float(s) for s in scores]}
+
+    def noise_free(self, x: Any) -> float:
+        return self.evaluate(x)[0]
+
+    def __call__(self, x: Any, number: int | None = None) -> tuple[float, dict[str, Any]]:
+        return self.evaluate(x)
+
+    def model_hints(self) -> dict[str, Any]:
+        return {}
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        state["_data"] = None  # reloaded from scikit-learn in the receiving process
+        return state
+
+
+class CashHPO(ConditionalHPO):
+    name = "hpo-cash"
+    description = "CASH over kNN, SVM, RF, logistic regression, MLP; 3-fold CV error"
+    default_dataset = "breast"
+
+    def make_space(self) -> Space:
+        return cash_space()
+
+    def estimator(self, config: dict[str, Any]) -> Any:
+        return cash_model(config, self.seed)
+
+
+class SvmKernelHPO(ConditionalHPO):
+    name = "hpo-svm-kernel"
+    description = "SVM with kernel-specific parameters; 3-fold CV error"
+    default_dataset = "wine"
+
+    def make_space(self) -> Space:
+        return svm_kernel_space()
+
+    def estimator(self, config: dict[str, Any]) -> Any:
+        return _svm(config, "", self.seed)
+
+
+class MlpSolverHPO(ConditionalHPO):
+    name = "hpo-mlp-solver"
+    description = "MLP whose solver (sgd/adam) has its own parameters; 3-fold CV error"
+    default_dataset = "wine"
+
+    def make_space(self) -> Space:
+        return mlp_solver_space()
+
+    def estimator(self, config: dict[str, Any]) -> Any:
+        return _mlp(config, "", self.seed)

@@ -1,0 +1,66 @@
+"""The conditional tuning problems: registered by name, tree-shaped spaces, deterministic
+validation error of the active parameters only."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import isoline as iso
+
+
+@pytest.mark.parametrize(
+    ("name", "config"),
+    [
+        ("hpo-cash", {"model": "svm", "svm_C": 10.0, "svm_kernel": "poly", "svm_gamma": 0.5,
+                      "svm_degree": 2}),
+        ("hpo-cash", {"model": "knn", "knn_n_neighbors": 5, "knn_weights": "distance",
+                      "knn_p": 2}),
+        ("hpo-svm-kernel", {"C": 1.0, "kernel": "sigmoid", "gamma": 0.01, "coef0": 0.0}),
+        ("hpo-mlp-solver", {"hidden": 8, "alpha": 1e-4, "learning_rate_init": 1e-2,
+                            "solver": "sgd", "momentum": 0.9, "nesterovs_momentum": True,
+                            "learning_rate": "invscaling", "power_t": 0.5}),
+    ],
+)  # fmt: skip
+def test_a_configuration_of_active_parameters_evaluates_deterministically(
+    name: str, config: dict
+) -> None:
+    p = iso.problems.get(name, dataset="iris", seed=3)
+    y1, info = p(config)
+    y2, _ = p(config)
+    assert y1 == y2 and 0.0 <= y1 < 0.5 and len(info["fold_errors"]) == 3
+    assert p.space.active(config) == list(config)
+
+
+def test_the_spaces_are_trees() -> None:
+    cash = iso.problems.get("hpo-cash").space
+    # SVM gamma only for the rbf and poly kernels, degree only for poly: nested under model
+    assert cash.active({"model": "svm", "svm_kernel": "linear"}) == ["model", "svm_C", "svm_kernel"]
+    assert "svm_degree" in cash.active({"model": "svm", "svm_kernel": "poly"})
+    assert cash.active({"model": "logreg", "svm_kernel": "poly"}) == [
+        "model", "logreg_C", "logreg_fit_intercept"
+    ]  # fmt: skip
+    assert {c.split("_")[0] for c in cash.params} - {"model"} == {
+        "knn",
+        "svm",
+        "rf",
+        "logreg",
+        "mlp",
+    }
+    mlp = iso.problems.get("hpo-mlp-solver").space
+    assert mlp.active({"solver": "adam"})[-2:] == ["beta_1", "beta_2"]
+    sgd = mlp.active({"solver": "sgd", "learning_rate": "invscaling"})
+    assert "power_t" in sgd and "beta_1" not in sgd
+    assert "power_t" not in mlp.active({"solver": "sgd", "learning_rate": "constant"})
+
+
+def test_an_inactive_parameter_is_refused_and_the_seed_fixes_the_folds() -> None:
+    p = iso.problems.get("hpo-svm-kernel", dataset="iris", seed=0)
+    with pytest.raises(ValueError, match="inactive"):
+        p({"C": 1.0, "kernel": "linear", "gamma": 0.1})
+    U = np.random.default_rng(0).random((4, p.dim))
+    configs = p.space.decode(U)
+    other = iso.problems.get("hpo-svm-kernel", dataset="iris", seed=1)
+    assert [p(c)[0] for c in configs] != [other(c)[0] for c in configs]
+    with pytest.raises(ValueError, match="dataset"):
+        iso.problems.get("hpo-cash", dataset="mnist")
