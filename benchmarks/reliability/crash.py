@@ -24,13 +24,21 @@ Measured per run: kills and where they landed; evaluations lost (budget minus fi
 trials); committed evaluations run again (must be 0); evaluations run again because a kill
 stopped them before their result was committed, by cause (in flight in the driver, in
 flight in a worker, finished in a worker after the driver died, finished but not yet
-committed), from the objective's start/end log; whether x and y of every trial equal the
-uninterrupted run's; processes left behind. Results append to ``WORK/rows.jsonl`` (a
-rerun skips rows already there); ``--report`` writes ``README.md`` and ``crash.json`` into
-``--out``.
+committed), from the objective's start/end log; whether x, y and the row of outputs of
+every stored trial, and the finished run's ``Result.x_iters`` and ``Result.values``, equal
+the uninterrupted run's; processes left behind. Results append to ``WORK/rows.jsonl`` (a
+rerun skips rows already there); ``--report`` writes ``NAME.md`` and its JSON (``--name``,
+default ``README.md`` and ``crash.json``) into ``--out``.
+
+``--spec`` chooses the output specifications (``driver.SPECS``): ``objective`` (default,
+the rows above), ``two-objectives`` and ``constrained``, each with its own default methods
+(:data:`SPEC_METHODS`: every method that handles it, batched where it batches). Rows
+record their ``spec``.
 
     nice -n 19 .venv/bin/python benchmarks/reliability/crash.py --work /tmp/crash
     .venv/bin/python benchmarks/reliability/crash.py --work /tmp/crash --report
+    nice -n 10 .venv/bin/python benchmarks/reliability/crash.py --work /tmp/crash-outputs \
+        --spec two-objectives constrained --name crash_outputs
 """
 
 from __future__ import annotations
@@ -110,14 +118,16 @@ def left_behind(sid: int, wait: float = 5.0, seen: list[str] | None = None) -> i
 
 def progress(db: Path, study: str) -> tuple[int, list[tuple]]:
     """(a counter that grows with every evaluation started, trial stored or trial
-    finished; the finished trials as (number, x, y))."""
+    finished; the finished trials as (number, x, y, outputs), outputs the stored JSON
+    text of the trial's row of outputs, or None)."""
     if not db.exists():
         return 0, []
     try:
         conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
         try:
             rows = conn.execute(
-                "SELECT t.number, t.x, t.y, t.status, t.attempts FROM trials t JOIN studies s "
+                "SELECT t.number, t.x, t.y, t.status, t.attempts, t.outputs FROM trials t "
+                "JOIN studies s "
                 "ON t.study_id = s.study_id WHERE s.name = ? ORDER BY t.number",
                 (study,),
             ).fetchall()
@@ -125,7 +135,7 @@ def progress(db: Path, study: str) -> tuple[int, list[tuple]]:
             conn.close()
     except sqlite3.Error:
         return 0, []
-    finished = [(r[0], json.loads(r[1]), r[2]) for r in rows if r[3] != "pending"]
+    finished = [(r[0], json.loads(r[1]), r[2], r[5]) for r in rows if r[3] != "pending"]
     return sum(r[4] for r in rows) + len(rows) + len(finished), finished
 
 
@@ -242,12 +252,20 @@ def rerun_causes(lives: list[dict]) -> dict[str, int]:
     return out
 
 
+def result_record(log: Path) -> str | None:
+    """The JSON text of the result a driver wrote on exit (``LOG.result.json``), if any."""
+    path = Path(f"{log}.result.json")
+    return path.read_text() if path.exists() else None
+
+
 def run_row(method: str, mode: str, q: int, executor: str, kills: int, creation: int,
-            work: Path, rng: random.Random, rep: int, zygotes: list[Zygote]) -> dict:  # fmt: skip
+            work: Path, rng: random.Random, rep: int, zygotes: list[Zygote],
+            spec: str = "objective") -> dict:  # fmt: skip
     """One study killed ``kills`` times, the first ``creation`` of them (while it has no
     trial yet) in the store's and study's creation; ``zygotes[0]`` makes the reference
-    run, the others take turns at the restarts."""
-    key = f"{method}.{mode}.{rep}"
+    run, the others take turns at the restarts. ``spec``: the driver's output
+    specification (``driver.SPECS``)."""
+    key = f"{method}.{mode}.{rep}" if spec == "objective" else f"{spec}.{method}.{mode}.{rep}"
     study = key
     ref_db, db = work / f"{key}.ref.db", work / f"{key}.crash.db"
     for p in (ref_db, db):
@@ -255,17 +273,20 @@ def run_row(method: str, mode: str, q: int, executor: str, kills: int, creation:
             Path(f"{p}{suffix}").unlink(missing_ok=True)
 
     def args(path: Path, log: Path) -> list[str]:
-        return [str(path), study, method, str(q), executor, str(log), str(BUDGETS[q])]
+        return [str(path), study, method, str(q), executor, str(log), str(BUDGETS[q]), spec]
 
     ref_log = work / f"{key}.ref.log"
     ref_log.unlink(missing_ok=True)
+    Path(f"{ref_log}.result.json").unlink(missing_ok=True)
     pid = zygotes[0].start(args(ref_db, ref_log))
     wait_for(lambda: False, pid, 0.01)
     ref_events = events(ref_log)
     if not any(e == "exit" for e, *_ in ref_events):
         err = Path(f"{ref_log}.err").read_text()[-500:]
-        return {"method": method, "mode": mode, "rep": rep, "error": err or "reference died"}
+        return {"method": method, "mode": mode, "spec": spec, "rep": rep,
+                "error": err or "reference died"}  # fmt: skip
     _, ref_trials = progress(ref_db, study)
+    ref_result = result_record(ref_log)
     ready = min(t for e, _, _, t in ref_events if e == "ready")
     first = min(t for e, _, _, t in ref_events if e == "start")
     last = max(t for e, _, _, t in ref_events if e == "end")
@@ -279,9 +300,10 @@ def run_row(method: str, mode: str, q: int, executor: str, kills: int, creation:
     error = None
     while True:
         starts_before, finished = progress(db, study)
-        finished_before = {n for n, _, _ in finished}
+        finished_before = {n for n, *_ in finished}
         log = work / f"{key}.{restarts}.log"
         log.unlink(missing_ok=True)
+        Path(f"{log}.result.json").unlink(missing_ok=True)
         zygote = zygotes[1 + restarts % (len(zygotes) - 1)]
         pid = zygote.start(args(db, log))
         restarts += 1
@@ -317,7 +339,7 @@ def run_row(method: str, mode: str, q: int, executor: str, kills: int, creation:
         evs = events(log)
         _, finished_now = progress(db, study)
         lives.append({"pid": pid, "kill_time": kill_time, "events": evs,
-                      "committed": {n for n, _, _ in finished_now}})  # fmt: skip
+                      "committed": {n for n, *_ in finished_now}})  # fmt: skip
         repeated += sum(e == "start" and n in finished_before for e, n, _, _ in evs)
         if any(e == "exit" for e, *_ in evs):
             break
@@ -328,24 +350,35 @@ def run_row(method: str, mode: str, q: int, executor: str, kills: int, creation:
             error = "no progress"
             break
     _, final = progress(db, study)
-    same = [(a[1], a[2]) for a in final] == [(b[1], b[2]) for b in ref_trials]
+    # x and y as JSON texts: NaN compares equal to NaN, and floats bit for bit
+    same = [json.dumps(a[1:3]) for a in final] == [json.dumps(b[1:3]) for b in ref_trials]
+    same_outputs = [a[3] for a in final] == [b[3] for b in ref_trials]
+    # the finished run's Result (x_iters, values) against the reference's
+    same_result = ref_result is not None and result_record(log) == ref_result
     starts: dict[int, int] = {}
     for life in lives:
         for e, n, _, _ in life["events"]:
             if e == "start":
                 starts[n] = starts.get(n, 0) + 1
     return {
-        "method": method, "mode": mode, "rep": rep, "batch_size": q, "executor": executor,
+        "method": method, "mode": mode, "spec": spec, "rep": rep, "batch_size": q,
+        "executor": executor,
         "kills": done_kills, "restarts": restarts, "phases": phases,
         "lost": BUDGETS[q] - len(final), "repeated_finished": repeated,
         "reruns": sum(c - 1 for c in starts.values()), "rerun_causes": rerun_causes(lives),
-        "identical": same and len(final) == len(ref_trials), "orphans": orphans,
+        "identical": same and same_outputs and same_result and len(final) == len(ref_trials),
+        "identical_trials": same, "identical_outputs": same_outputs,
+        "identical_result": same_result, "orphans": orphans,
         "left_behind": leftovers, "ref_seconds": round(ref_time, 2), "error": error,
     }  # fmt: skip
 
 
-def report(work: Path, out: Path, command: str, seconds: float | None) -> None:
+def report(work: Path, out: Path, command: str, seconds: float | None,
+           name: str = "README") -> None:  # fmt: skip
+    """Write ``NAME.md`` and its rows and totals as JSON (``crash.json`` for ``README``,
+    else ``NAME.json``) into ``out``."""
     rows = [json.loads(line) for line in (work / "rows.jsonl").read_text().splitlines()]
+    multi = {r.get("spec", "objective") for r in rows} != {"objective"}  # a spec column
     commit = git_commit(HERE)
     tot: dict = {
         k: sum(r.get(k, 0) or 0 for r in rows)
@@ -357,10 +390,9 @@ def report(work: Path, out: Path, command: str, seconds: float | None) -> None:
     tot["rerun_causes"] = {c: sum(r.get("rerun_causes", {}).get(c, 0) for r in rows)
                            for c in CAUSES}  # fmt: skip
     creation = sum(v for k, v in tot["phases"].items() if k != "run")
-    at5 = {r["method"] + r["mode"] + str(r["rep"]): _alive_at_5(r) for r in rows}
-    tot["alive_5s"] = sum(at5.values())
+    tot["alive_5s"] = sum(_alive_at_5(r) for r in rows)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "crash.json").write_text(json.dumps({"commit": commit, "command": command,
+    (out / ("crash.json" if name == "README" else f"{name}.json")).write_text(json.dumps({"commit": commit, "command": command,
                                                 "seconds": seconds, "totals": tot,
                                                 "rows": rows}, indent=1))  # fmt: skip
     phases = ", ".join(f"{v} {k}" for k, v in tot["phases"].items())
@@ -377,6 +409,7 @@ def report(work: Path, out: Path, command: str, seconds: float | None) -> None:
         "from interpreters that imported isoline once (two, with different `PYTHONHASHSEED`,",
         "take turns, so every resume runs under another hash seed than the life before it).",
         "See `benchmarks/reliability/crash.py` for the protocol.",
+        *(SPEC_TEXT if multi else ()),
         "",
         f"**Totals over {tot['rows']} runs: {tot['kills']} kills ({creation} before the first "
         f"trial: {phases}), {tot['lost']} evaluations lost, {tot['repeated_finished']} "
@@ -392,16 +425,20 @@ def report(work: Path, out: Path, command: str, seconds: float | None) -> None:
         "the store without the study, the study without a trial (study creation, lease,",
         "initial design), or the run.",
         "",
-        "| method | mode | kill seed/run | kills | of them before a trial | restarts | lost | committed re-run "
+        ("| outputs " if multi else "")
+        + "| method | mode | kill seed/run | kills | of them before a trial | restarts | lost "
+        "| committed re-run "
         "| re-run: in flight (driver) | in flight (worker) | finished in worker after kill "
         "| finished, not committed | identical | alive 5 s after | 30 s after | error |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+        + ("---|" if multi else ""),
     ]
     for r in rows:
         c = r.get("rerun_causes", {})
         early = sum(v for k, v in r.get("phases", {}).items() if k != "run")
         lines.append(
-            f"| {r['method']} | {r['mode']} | {r.get('kill_seed', 0)}/{r.get('rep', 0)} | "
+            (f"| {r.get('spec', 'objective')} " if multi else "")
+            + f"| {r['method']} | {r['mode']} | {r.get('kill_seed', 0)}/{r.get('rep', 0)} | "
             f"{r.get('kills', '-')} | "
             f"{early} | {r.get('restarts', '-')} | {r.get('lost', '-')} | "
             f"{r.get('repeated_finished', '-')} | "
@@ -410,7 +447,21 @@ def report(work: Path, out: Path, command: str, seconds: float | None) -> None:
             f"{r.get('orphans', '-')} | "
             f"{(r.get('error') or '').strip().splitlines()[-1:] or ''} |"
         )
-    (out / "README.md").write_text("\n".join(lines) + "\n")
+    (out / f"{name}.md").write_text("\n".join(lines) + "\n")
+
+
+#: the report's words on the output specifications other than one objective
+SPEC_TEXT = (
+    "",
+    "Output specifications (`--spec`, the `outputs` column): `objective` as above (a number,",
+    "`iso.minimize`); `two-objectives`: `f` returns `{f, g}`, `f` the sphere (minimized) and",
+    '`g = -|x + 1|^2` (maximized), through `iso.optimize(..., objectives=["f", "g"],',
+    'directions=["minimize", "maximize"])`; `constrained`: `{f, c}` with',
+    "`c = sum(x) - 1` (feasible when `<= 0`, which cuts off the sphere's minimum),",
+    '`constraints=["c"]`. Identical means: every stored trial\'s x, y and row of outputs',
+    "(the `outputs` column, in the user's units), and the finished run's `Result.x_iters`",
+    "and `Result.values`, equal the uninterrupted run's bit for bit.",
+)
 
 
 def _alive_at_5(row: dict) -> int:
@@ -421,6 +472,14 @@ def _alive_at_5(row: dict) -> int:
 #: the default rows: fast methods of each family sequentially, and in batches on processes
 SEQUENTIAL = ("random", "sobol", "cma-es", "gp-ei", "turbo", "rf-ei")
 BATCHED = ("random", "gp-ei")
+#: the default rows of the other output specifications (``--spec``): every method that
+#: handles the specification (``max_objectives``, ``supports_constraints``; random adapts
+#: to no value and takes any), in batches where it batches (``supports_batch``)
+SPEC_METHODS = {
+    "two-objectives": (("random", "gp-ei"), ("random", "gp-ei")),
+    "constrained": (("random", "gp-ei", "turbo", "cobyqa", "cma-es"),
+                    ("random", "gp-ei", "turbo", "cma-es")),
+}  # fmt: skip
 
 
 def main() -> None:
@@ -433,9 +492,18 @@ def main() -> None:
     p.add_argument("--creation", type=int, default=3,
                    help="of them, kills while the store and study are created")  # fmt: skip
     p.add_argument("--repeats", type=int, default=4, help="runs per method and mode")
-    p.add_argument("--methods", nargs="*", default=list(SEQUENTIAL), help="run sequentially")
-    p.add_argument("--batched", nargs="*", default=list(BATCHED),
-                   help="run in batches of 3 on worker processes")  # fmt: skip
+    p.add_argument("--spec", nargs="+", default=["objective"],
+                   choices=["objective", *SPEC_METHODS],
+                   help="output specifications: one objective (a number), two objectives "
+                   "({f, g}), one objective and a constraint ({f, c}); see driver.py")  # fmt: skip
+    p.add_argument("--methods", nargs="*", default=None,
+                   help="run sequentially (default: SEQUENTIAL, or SPEC_METHODS's)")  # fmt: skip
+    p.add_argument("--batched", nargs="*", default=None,
+                   help="run in batches of 3 on worker processes (default: BATCHED, or "
+                   "SPEC_METHODS's)")  # fmt: skip
+    p.add_argument("--name", default="README",
+                   help="report file names in --out: NAME.md (README.md) and NAME.json "
+                   "(crash.json for README)")  # fmt: skip
     p.add_argument("--seed", type=int, default=0, help="seed of the kill moments")
     p.add_argument("--report", action="store_true", help="only write the report")
     args = p.parse_args()
@@ -449,18 +517,25 @@ def main() -> None:
         seen = set()
         if rows_file.exists():
             rows = map(json.loads, rows_file.read_text().splitlines())
-            seen = {(r["method"], r["mode"], r["rep"]) for r in rows}
+            seen = {(r.get("spec", "objective"), r["method"], r["mode"], r["rep"]) for r in rows}
         zygotes = [Zygote(random.Random(f"{args.seed}/{k}").randrange(2**32)) for k in range(3)]
         try:
             for rep in range(args.repeats):
-                plan = [(m, "sequential", 1, "none") for m in args.methods]
-                plan += [(m, "batch-3-processes", 3, "process") for m in args.batched]
-                for method, mode, q, executor in plan:
-                    if (method, mode, rep) in seen:
+                plan = []
+                for spec in args.spec:
+                    seq, bat = SPEC_METHODS.get(spec, (SEQUENTIAL, BATCHED))
+                    seq = seq if args.methods is None else args.methods
+                    bat = bat if args.batched is None else args.batched
+                    plan += [(spec, m, "sequential", 1, "none") for m in seq]
+                    plan += [(spec, m, "batch-3-processes", 3, "process") for m in bat]
+                for spec, method, mode, q, executor in plan:
+                    if (spec, method, mode, rep) in seen:
                         continue
-                    rng = random.Random(f"{args.seed}/{method}/{mode}/{rep}")
+                    # (the one-objective rows keep their kill moments of before --spec)
+                    tag = "" if spec == "objective" else f"{spec}/"
+                    rng = random.Random(f"{args.seed}/{tag}{method}/{mode}/{rep}")
                     row = run_row(method, mode, q, executor, args.kills, args.creation, work,
-                                  rng, rep, zygotes)  # fmt: skip
+                                  rng, rep, zygotes, spec)  # fmt: skip
                     print(json.dumps(row), flush=True)
                     with rows_file.open("a") as fh:
                         fh.write(json.dumps(row) + "\n")
@@ -468,7 +543,7 @@ def main() -> None:
             for z in zygotes:
                 z.close()
         seconds = time.time() - t0
-    report(work, Path(args.out), command, seconds)
+    report(work, Path(args.out), command, seconds, args.name)
 
 
 if __name__ == "__main__":
