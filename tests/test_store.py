@@ -345,3 +345,66 @@ def test_cli_delete_by_name_and_regex_with_a_dry_run(tmp_path, capsys) -> None:
     assert "not a regular expression" in capsys.readouterr().err
     assert main(["delete", db, "nope", "--dry-run"]) == 2
     assert "no study 'nope'" in capsys.readouterr().err
+
+
+def _outputs_study(x):
+    """Two objectives and a constraint; the constraint is NaN (a failed evaluation that
+    keeps its other outputs) in one quadrant."""
+    c = np.nan if x[0] > 0.3 and x[1] < 0.0 else float(x[0] + x[1] - 0.5)
+    return {"f": float(np.sum(x**2)), "g": -float(np.sum((x - 0.5) ** 2)), "c": c}
+
+
+_SPEC = {"directions": ["minimize", "maximize"], "objectives": ["f", "g"], "constraints": ["c"]}
+
+
+def test_merge_copies_rows_of_outputs_and_the_merged_study_resumes_and_reports(
+    tmp_path, capsys
+) -> None:
+    from isoline.cli import main
+    from isoline.results import load
+
+    src, dst = str(tmp_path / "a.db"), str(tmp_path / "b.db")
+    box, calls = iso.Box([-1, -1], [1, 1]), {"n": 0}
+
+    def cut(x):
+        calls["n"] += 1
+        if calls["n"] > 9:
+            raise KeyboardInterrupt
+        return _outputs_study(x)
+
+    run = dict(method="random", budget=12, seed=3, **_SPEC)
+    iso.optimize(_outputs_study, box, storage=src, study="done", **run)
+    with pytest.raises(KeyboardInterrupt):
+        iso.optimize(cut, box, storage=src, study="cut", **run)
+    assert main(["merge", dst, src, "--unfinished"]) == 0
+    capsys.readouterr()
+
+    def outputs(db, name):
+        with sqlite3.connect(db) as conn:
+            return conn.execute(
+                "SELECT t.number, t.status, t.outputs FROM trials t JOIN studies s"
+                " USING (study_id) WHERE s.name = ? ORDER BY t.number",
+                (name,),
+            ).fetchall()
+
+    for name in ("done", "cut"):
+        assert _rows(dst, name) == _rows(src, name)
+        assert outputs(dst, name) == outputs(src, name)
+    rows = outputs(dst, "done")
+    assert all(len(json.loads(r[2])) == 3 for r in rows)
+    failed = [json.loads(r[2]) for r in rows if r[1] == "failed"]
+    assert failed and all(f[0] is not None and f[2] is None for f in failed)
+
+    resumed = iso.optimize(_outputs_study, box, storage=dst, study="cut", **run)
+    straight = iso.optimize(_outputs_study, box, **run)
+    np.testing.assert_array_equal(resumed.x_iters, straight.x_iters)
+    np.testing.assert_array_equal(resumed.values, straight.values)
+    # what `isoline report` draws from (its plots are tested in test_outputs_run.py)
+    merged = load(dst, "cut")
+    assert merged.output_names == ("f", "g", "c")
+    np.testing.assert_array_equal(merged.values, straight.values)
+    np.testing.assert_array_equal(merged.feasible, straight.feasible)
+    assert not merged.feasible.all() and merged.feasible.any()
+    for got, want in zip(merged.pareto_front(), straight.pareto_front(), strict=True):
+        np.testing.assert_array_equal(got, want)
+    assert merged.hypervolume() == straight.hypervolume() > 0
