@@ -78,6 +78,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     import isoline as iso
     from isoline.bench.runner import ProblemObjective
     from isoline.methods.registry import resolve_name
+    from isoline.problems.base import is_noisy
 
     args.method = resolve_name(args.method)
     kwargs: dict[str, Any] = {"seed": args.seed}
@@ -90,7 +91,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     study = args.study or f"{args.problem}{tag}-{problem.dim}d/{args.method}/seed{args.seed}"
     options = _options(args.option)
     if args.method == AUTO:
-        options.setdefault("noisy", bool(problem.noise_std))
+        options.setdefault("noisy", is_noisy(problem))
     res = iso.optimize(
         ProblemObjective(problem),
         problem.space,

@@ -105,6 +105,7 @@ def run_errors(cfg: BenchConfig, positions: tuple[list[int], list[int]] | None =
     from isoline.auto import AUTO
     from isoline.methods.registry import get_method
     from isoline.optimizer import Optimizer
+    from isoline.problems.base import is_noisy
 
     errors: list[str] = []
     where_m, where_p = positions or (list(range(len(cfg.methods))), list(range(len(cfg.problems))))
@@ -123,7 +124,7 @@ def run_errors(cfg: BenchConfig, positions: tuple[list[int], list[int]] | None =
             try:
                 options = resolve_options(m.options, problem)
                 if m.name == AUTO:
-                    options.setdefault("noisy", bool(problem.noise_std))
+                    options.setdefault("noisy", is_noisy(problem))
                 if m.name == AUTO or getattr(get_method(m.name), "takes_budget", False):
                     options.setdefault("budget", p.budget or cfg.budget)
                 Optimizer(problem.space, m.name, seed=seed,
@@ -139,6 +140,7 @@ def run_errors(cfg: BenchConfig, positions: tuple[list[int], list[int]] | None =
 def run_one(spec: RunSpec, storage: str) -> RunSummary:
     """Run (or resume, or skip if finished) one study of a benchmark."""
     from isoline.auto import AUTO
+    from isoline.problems.base import is_noisy
     from isoline.runs import optimize
 
     t0 = time.time()
@@ -155,7 +157,7 @@ def run_one(spec: RunSpec, storage: str) -> RunSummary:
     problem = make_problem(spec)
     options = resolve_options(spec.method.options, problem)
     if spec.method.name == AUTO:
-        options.setdefault("noisy", bool(problem.noise_std))
+        options.setdefault("noisy", is_noisy(problem))
     res = optimize(
         ProblemObjective(problem),
         problem.space,

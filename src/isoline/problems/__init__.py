@@ -251,6 +251,20 @@ _BUILTIN: list[tuple[str, str, tuple[int, ...] | int, int, str]] = [
         "COCO bbob f1..f24 (function=, instance=); 51 targets (NeuralBO) [bbob]",
     ),
     (
+        "bbob-noisy",
+        "bbob:BBOBNoisy",
+        (2, 3, 5, 10, 20, 40),
+        5,
+        "COCO bbob-noisy, Gaussian noise (function=101..128, instance=); noise-free known [bbob]",
+    ),
+    (
+        "bbob-mixint",
+        "bbob:BBOBMixint",
+        (5, 10, 20, 40, 80, 160),
+        5,
+        "COCO bbob-mixint f1..f24, integer and real variables (function=, instance=) [bbob]",
+    ),
+    (
         "sensitive-samples",
         "sensitive:SensitiveSamples",
         (64, 16),

@@ -32,9 +32,17 @@ from isoline.designs import sobol
 from isoline.space import Box
 from isoline.validation import check_int
 
-__all__ = ["Problem", "Info"]
+__all__ = ["Problem", "Info", "is_noisy"]
 
 Info = dict[str, Any]
+
+
+def is_noisy(problem: Any) -> bool:
+    """Whether repeated evaluations of one point of ``problem`` differ: its ``noisy``
+    attribute if it has one (noise of the problem's own, such as COCO's), else whether its
+    ``noise_std`` is positive."""
+    return bool(getattr(problem, "noisy", False) or getattr(problem, "noise_std", 0.0))
+
 
 _RANGE_NOISE = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*%\s*range\s*$")
 

@@ -12,6 +12,16 @@ Targets, as COCO/cocopp define them for the bbob suite: the 51 precisions
 it. :meth:`BBOB.fraction_solved` gives, for a run, the fraction of the problem's targets
 solved after each evaluation; averaging it over functions gives the "fraction of
 (function, target) pairs" curve of the paper's Fig. 2. The budget there is ``20 d``.
+
+Two more of COCO's suites, each under its own problem name since their spaces differ:
+
+- ``bbob-noisy`` (:class:`BBOBNoisy`; Hansen, Finck, Ros and Auger, "Real-Parameter
+  Black-Box Optimization Benchmarking 2009: Noisy Functions Definitions", INRIA RR-6869):
+  the functions with Gaussian noise whose noise-free function is a ``bbob`` function of
+  the same instance, so that a run's noise-free values are known exactly;
+- ``bbob-mixint`` (:class:`BBOBMixint`; Tušar, Brockhoff and Hansen, "Mixed-Integer
+  Benchmark Problems for Single- and Bi-Objective Optimization", GECCO 2019): the 24
+  functions with the first four fifths of the variables integer, as a typed space.
 """
 
 from __future__ import annotations
@@ -20,9 +30,18 @@ from typing import Any
 
 import numpy as np
 
-from isoline.problems.base import Problem
+from isoline.problems.base import Info, Problem
+from isoline.validation import check_int
 
-__all__ = ["BBOB", "FUNCTION_NAMES", "TARGET_PRECISIONS", "fraction_of_pairs_solved"]
+__all__ = [
+    "BBOB",
+    "BBOBMixint",
+    "BBOBNoisy",
+    "FUNCTION_NAMES",
+    "NOISY_COUNTERPARTS",
+    "TARGET_PRECISIONS",
+    "fraction_of_pairs_solved",
+]
 
 _INSTALL = 'the BBOB problems need COCO: pip install "isoline[bbob]" (coco-experiment)'
 
@@ -37,6 +56,13 @@ FUNCTION_NAMES = (
     "schaffer F7 cond 1000", "griewank-rosenbrock F8F2", "schwefel x*sin(x)",
     "gallagher 101 peaks", "gallagher 21 peaks", "katsuura", "lunacek bi-rastrigin",
 )  # fmt: skip
+
+
+#: bbob-noisy functions with Gaussian noise -> the bbob function that is their noise-free
+#: part on the same instance (checked against cocoex: the median of repeated noisy
+#: evaluations matches it); the others (uniform and Cauchy noise, and the noisy ellipsoid
+#: and Griewank-Rosenbrock, whose scalings differ from bbob's) are left out
+NOISY_COUNTERPARTS = {101: 1, 104: 8, 107: 1, 110: 8, 113: 7, 119: 14, 122: 17, 128: 21}
 
 
 def _cocoex() -> Any:
@@ -135,3 +161,173 @@ def fraction_of_pairs_solved(runs: list[tuple[BBOB, np.ndarray]]) -> np.ndarray:
         sizes = sorted({c.size for c in curves})
         raise ValueError(f"every run must have the same number of evaluations, got {sizes}")
     return np.mean(curves, axis=0)
+
+
+def _check_function(function: object, allowed: Any, what: str) -> int:
+    if isinstance(function, bool) or not isinstance(function, int) or function not in allowed:
+        raise ValueError(f"function must be one of {what}, got {function!r}")
+    return function
+
+
+def _instance(instance: object, seed: object) -> int:
+    if instance is None:
+        return int(seed) + 1 if isinstance(seed, int) and not isinstance(seed, bool) else 1
+    if isinstance(instance, bool) or not isinstance(instance, int) or instance < 1:
+        raise ValueError(f"instance must be an integer >= 1, got {instance!r}")
+    return instance
+
+
+def _suite_problem(suite: str, function: int, dim: int, instance: int) -> tuple[Any, Any]:
+    """``(suite, problem)`` of a cocoex suite (the suite is kept: it owns the problem)."""
+    s = _cocoex().Suite(suite, f"instances: {instance}", f"dimensions: {dim}")
+    return s, s.get_problem_by_function_dimension_instance(function, dim, instance)
+
+
+class BBOBNoisy(Problem):
+    """A ``bbob-noisy`` function with Gaussian noise, COCO instance ``instance``, on
+    ``[-5, 5]^d``: an observation is COCO's noisy value; its noise-free value (``info``'s
+    ``noise_free``, :meth:`noise_free`) is the ``bbob`` function of
+    :data:`NOISY_COUNTERPARTS` on the same instance.
+
+    COCO draws the noise from one stream per process, restarted whenever a noisy problem
+    is made. Observation ``k`` of a run (its trial number; this object's count when not
+    given) is the ``k``-th draw of a restarted stream: each evaluation makes COCO's problem
+    afresh and draws ``k`` times first, so a resumed run, or one evaluated beside other
+    noisy problems in its process, sees the observations it would have seen.
+
+    Args:
+        dim: 2, 3, 5, 10, 20 or 40.
+        noise_std: must be 0 (the suite's own noise is the noise).
+        seed: the instance when ``instance`` is None (``seed + 1``).
+        function: a key of :data:`NOISY_COUNTERPARTS`.
+        instance: COCO instance number (>= 1) or None.
+    """
+
+    name = "bbob-noisy"
+    description = "COCO bbob-noisy functions with Gaussian noise (cocoex)"
+    #: repeated evaluations of one point differ (the chooser's ``noisy``)
+    noisy = True
+
+    def __init__(
+        self,
+        dim: int,
+        *,
+        noise_std: float | str = 0.0,
+        seed: int = 0,
+        function: int = 101,
+        instance: int | None = None,
+    ) -> None:
+        if noise_std not in (0, 0.0):
+            raise ValueError("bbob-noisy carries COCO's noise; noise_std must be 0")
+        self.function = _check_function(
+            function, NOISY_COUNTERPARTS, str(sorted(NOISY_COUNTERPARTS))
+        )
+        self.instance = _instance(instance, seed)
+        self._clean = BBOB(
+            dim, seed=seed, function=NOISY_COUNTERPARTS[function], instance=self.instance
+        )
+        super().__init__(
+            dim,
+            [-5.0] * dim,
+            [5.0] * dim,
+            seed=seed,
+            optimum=self._clean.optimum,
+            optimum_x=self._clean.optimum_x,
+        )
+
+    def _evaluate(self, x: np.ndarray) -> float:
+        return self._clean.noise_free(x)
+
+    def evaluate(self, x: np.ndarray, number: int | None = None) -> tuple[float, Info]:
+        x = self._check_x(x)
+        if number is None:
+            number, self._n_noisy = self._n_noisy, self._n_noisy + 1
+        k = check_int(number, "number", 0)
+        suite, fn = _suite_problem("bbob-noisy", self.function, self.dim, self.instance)
+        centre = np.zeros(self.dim)
+        for _ in range(k):  # COCO's stream, restarted when fn was made, to its draw k
+            fn(centre)
+        value = float(fn(np.ascontiguousarray(x, dtype=float)))
+        del fn, suite
+        return value, {"noise_free": self._evaluate(x)}
+
+
+class BBOBMixint:
+    """A ``bbob-mixint`` function, COCO instance ``instance``: in each fifth of the first
+    four fifths of the variables integers in ``[0, 1]``, ``[0, 3]``, ``[0, 7]``,
+    ``[0, 15]``, the rest real in ``[-5, 5]`` (COCO's bounds), as a typed
+    :class:`~isoline.params.Space` (``x0``, ``x1``, ...). Its optimum is not known.
+
+    Args:
+        dim: 5, 10, 20, 40, 80 or 160.
+        noise_std: must be 0 (the suite is noiseless).
+        seed: the instance when ``instance`` is None (``seed + 1``).
+        function: 1..24.
+        instance: COCO instance number (>= 1) or None.
+    """
+
+    name = "bbob-mixint"
+    description = "COCO bbob-mixint functions f1..f24, integer and real variables (cocoex)"
+    takes_trial_number = True
+    default_noise_std = 0.0
+
+    def __init__(
+        self,
+        dim: int,
+        *,
+        noise_std: float | str = 0.0,
+        seed: int = 0,
+        function: int = 1,
+        instance: int | None = None,
+    ) -> None:
+        from isoline.params import Integer, Real, Space
+
+        if noise_std not in (0, 0.0):
+            raise ValueError("bbob-mixint has no observation noise option (noise_std must be 0)")
+        self.function = _check_function(function, range(1, 25), "1..24")
+        self.instance = _instance(instance, seed)
+        self.dim = check_int(dim, "dim", 5)
+        self.seed = check_int(seed, "seed", 0)
+        self._fn: tuple[Any, Any] | None = None
+        fn = self._coco()
+        lower, upper = np.asarray(fn.lower_bounds), np.asarray(fn.upper_bounds)
+        n_int = int(fn.number_of_integer_variables)
+        self.names = [f"x{i}" for i in range(self.dim)]
+        self.space = Space(
+            {
+                n: Integer(int(lo), int(hi)) if i < n_int else Real(float(lo), float(hi))
+                for i, (n, lo, hi) in enumerate(zip(self.names, lower, upper))
+            }
+        )
+        self.noise_std = 0.0
+        self.optimum: float | None = None
+        self.optimum_x = None
+        self.lower_bound: float | None = None
+        self.spec: dict[str, Any] = {}
+
+    def _coco(self) -> Any:
+        if self._fn is None:
+            self._fn = _suite_problem("bbob-mixint", self.function, self.dim, self.instance)
+        return self._fn[1]
+
+    @property
+    def coco_id(self) -> str:
+        """COCO's identifier, e.g. ``bbob-mixint_f001_i01_d05``."""
+        return str(self._coco().id)
+
+    def noise_free(self, x: Any) -> float:
+        """The value at the configuration ``x`` (a mapping from ``x0``, ``x1``, ...)."""
+        if not isinstance(x, dict) or set(x) != set(self.names):
+            raise ValueError(f"x must be a mapping with the keys {self.names}, got {x!r}")
+        return float(self._coco()(np.array([float(x[n]) for n in self.names])))
+
+    def __call__(self, x: Any, number: int | None = None) -> float:
+        return self.noise_free(x)
+
+    def model_hints(self) -> dict[str, Any]:
+        return {}
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        state["_fn"] = None
+        return state
