@@ -234,7 +234,9 @@ def _ecdf(
 
 
 def summary(args: argparse.Namespace) -> None:
-    cfg = _contenders(load_config(args.config).subset(seeds=args.seeds), args.methods)
+    cfg = _contenders(
+        load_config(args.config).subset(seeds=args.seeds, problems=args.problems), args.methods
+    )
     runs = collect(cfg, args.storage)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -257,7 +259,8 @@ def summary(args: argparse.Namespace) -> None:
     lines += [f"    {p['commit']} {p['started']}: {p['command']}" for p in parts] + [
         "", f"Summary: `python benchmarks/field/field.py summary {args.config} --storage S --out {args.out}"
         f"{' --methods ' + shlex.quote(args.methods) if args.methods else ''}"
-        f"{' --seeds ' + args.seeds if args.seeds else ''}` "
+        f"{' --seeds ' + args.seeds if args.seeds else ''}"
+        f"{' --problems ' + shlex.quote(args.problems) if args.problems else ''}` "
         f"at {git_commit()}.", "",
         f"{len(cells)} complete cells (problem x seed) of {len(cfg.problems) * len(cfg.seeds)} in the config. "
         "Values are the best noise-free value of each run (precision above the optimum where the "
@@ -321,6 +324,7 @@ def main(argv: list[str] | None = None) -> None:
     s.add_argument("--out", required=True)
     s.add_argument("--methods", help="regular expression on contender labels: rank only these")
     s.add_argument("--seeds", help="only these seeds, e.g. 5-9")
+    s.add_argument("--problems", help="regular expression on problem labels: only these")
     s.set_defaults(func=summary)
     args = ap.parse_args(argv)
     args.func(args)
