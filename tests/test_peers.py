@@ -170,3 +170,40 @@ def test_ax_serves_a_first_batch_larger_than_its_initialization() -> None:
         X = opt.ask()
         assert X.shape == (8, 3) and len({tuple(x) for x in X}) == 8
         opt.tell(X, np.sum((X - 0.3) ** 2, axis=1))
+
+
+def _tree() -> iso.Space:
+    params = {"kernel": iso.Categorical(["linear", "rbf", "poly"]), "C": iso.Real(0.1, 10.0),
+              "gamma": iso.Real(1e-3, 1.0, log=True), "degree": iso.Integer(2, 4)}  # fmt: skip
+    return iso.Space(params, {"gamma": {"kernel": ["rbf", "poly"]}, "degree": {"kernel": "poly"}})
+
+
+def test_optuna_searches_a_conditional_space_define_by_run() -> None:
+    space = _tree()
+    opt = iso.Optimizer(space, "optuna-tpe", seed=0, multivariate=True, group=True)
+    configs = []
+    for _ in range(6):
+        (c,) = opt.ask()
+        opt.tell([c], [c["C"] + c.get("gamma", 0.0)])
+        configs.append(c)
+    key = {name: f"x{i}" for i, name in enumerate(space.params)}
+    trials = opt.method._study.trials
+    # each Optuna trial asked exactly the configuration's active parameters
+    assert [set(t.params) for t in trials] == [{key[n] for n in c} for c in configs]
+    assert any(len(t.params) == 2 for t in trials) and any(len(t.params) > 2 for t in trials)
+
+
+def test_smac_and_ax_are_told_the_conditions_they_accept() -> None:
+    pytest.importorskip("smac")
+    smac = iso.Optimizer(_tree(), "smac-hpo", seed=0).method
+    assert {type(c).__name__ for c in smac._cs.conditions} == {"InCondition", "EqualsCondition"}
+    pytest.importorskip("ax")
+    # Ax refuses a child reachable from two values of its parent (gamma): flat
+    assert iso.Optimizer(_tree(), "ax", seed=0).method._conditions == {}
+    single = iso.Space(
+        dict(_tree().params), {"gamma": {"kernel": "rbf"}, "degree": {"kernel": "poly"}}
+    )
+    ax = iso.Optimizer(single, "ax", seed=0)
+    assert ax.method._client._maybe_experiment.search_space.is_hierarchical
+    (c,) = ax.ask()
+    assert set(c) == set(single.active(c))

@@ -20,6 +20,12 @@ class AxPeer(PeerMethod):
     reparameterize: such a log-scaled real is given to Ax as its ``log10`` on a linear
     scale, which is what Ax's log transform models anyway.
 
+    A conditional space is given to Ax as its hierarchical search space (a choice
+    parameter's ``dependent_parameters``) when Ax accepts it: every parent a Categorical,
+    every child active for one value of its parent (Ax refuses a child reachable from two
+    values, such as an SVM's ``gamma`` for the rbf and poly kernels, as a cycle). Otherwise
+    Ax sees the space flat.
+
     With ``batch_size > 1`` the generation strategy is configured with Ax's
     ``allow_exceeding_initialization_budget=True``: the default one proposes its few Sobol
     points and then refuses (``DataRequiredError``) until results arrive, so a first
@@ -30,12 +36,19 @@ class AxPeer(PeerMethod):
     paper = "Ax Client, default generation strategy"
     packages = ("ax",)
     takes_budget = False
+    native_conditions = True
 
     def _start(self) -> None:
         from ax import ChoiceParameterConfig, Client, RangeParameterConfig
         from ax.core.parameter import EPS
 
         self._client = Client(random_seed=self.seed, **self.options)
+        if not all(len(v) == 1 and isinstance(self._params[p], Categorical)
+                   for p, v in self._conditions.values()):  # fmt: skip
+            self._conditions = {}  # a space Ax does not accept as a tree: flat
+        dependents: dict[str, dict[Any, list[str]]] = {}
+        for child, (parent, (value,)) in self._conditions.items():
+            dependents.setdefault(parent, {}).setdefault(str(value), []).append(child)
         params: list[Any] = []
         #: log-scaled reals too narrow for Ax, given to it as their log10
         self._log10 = {n for n, p in self._params.items()
@@ -43,7 +56,8 @@ class AxPeer(PeerMethod):
         for n, p in self._params.items():
             if isinstance(p, Categorical):
                 values = [str(c) for c in p.choices]
-                params.append(ChoiceParameterConfig(name=n, values=values, parameter_type="str"))
+                params.append(ChoiceParameterConfig(name=n, values=values, parameter_type="str",
+                                                    dependent_parameters=dependents.get(n)))  # fmt: skip
             elif n in self._log10:
                 bounds = (float(np.log10(p.low)), float(np.log10(p.high)))
                 params.append(RangeParameterConfig(name=n, parameter_type="float", bounds=bounds))

@@ -57,6 +57,9 @@ class PeerMethod(ReplayPickled):
     takes_budget: ClassVar[bool] = True
     #: warnings the peer emits outside our calls (from its own threads), silenced for good
     quiet_messages: ClassVar[tuple[str, ...]] = ()
+    #: whether the peer is told a conditional space's conditions and searches its tree
+    #: (else it sees the space flat); each such peer reads :attr:`_conditions`
+    native_conditions: ClassVar[bool] = False
 
     def __init__(
         self,
@@ -81,6 +84,10 @@ class PeerMethod(ReplayPickled):
         #: the parameters the peer sees, named x0, x1, ...: the typed space's own (log
         #: scales, integers, categorical choices as their indices) or d reals in [0, 1]
         self._params = _peer_params(space, dim)
+        #: child -> (parent, the parent's values in the peer's terms) for a peer that
+        #: searches the tree natively (empty otherwise); ``_order``: parents first
+        self._conditions = _peer_conditions(space) if self.native_conditions else {}
+        self._order = _peer_order(space, list(self._params))
         self._record_args({"dim": dim, "budget": budget, "seed": seed, "batch_size": batch_size,
                            "n_init": n_init, "init": init, "space": space, "n_objectives": n_objectives,
                            "n_constraints": n_constraints, **options})  # fmt: skip
@@ -133,6 +140,8 @@ class PeerMethod(ReplayPickled):
             return np.clip(np.array([float(values[n]) for n in self._params]), 0.0, 1.0)
         config: dict[str, Any] = {}
         for (name, p), key in zip(self.space.params.items(), self._params):
+            if key not in values:
+                continue  # inactive in a peer that searches the tree natively
             v = values[key]
             if isinstance(p, Categorical):
                 config[name] = p.choices[int(v)]
@@ -145,16 +154,18 @@ class PeerMethod(ReplayPickled):
         return np.asarray(self.space.encode(config), dtype=float)
 
     def _to_peer(self, u: np.ndarray) -> dict[str, Any]:
-        """The peer's configuration ``{x0: v0, ...}`` of a unit-cube row. A peer sees a
-        conditional space flat: an inactive parameter is given the value isoline's encoding
-        imputes to it (its lower bound, or its first choice), and ignored on the way back."""
+        """The peer's configuration ``{x0: v0, ...}`` of a unit-cube row. A peer that
+        searches a conditional space natively gets the active parameters only; one that
+        sees it flat gets an inactive parameter at the value isoline's encoding imputes to
+        it (its lower bound, or its first choice), ignored on the way back."""
         if self.space is None:
             return {n: float(v) for n, v in zip(self._params, u)}
         config = self.space.decode(u[None, :])[0]
         out: dict[str, Any] = {}
         for (name, p), key in zip(self.space.params.items(), self._params):
             if name not in config:
-                out[key] = 0 if isinstance(p, Categorical) else p.low
+                if not self._conditions:
+                    out[key] = 0 if isinstance(p, Categorical) else p.low
             else:
                 out[key] = p.index(config[name]) if isinstance(p, Categorical) else config[name]
         return out
@@ -222,6 +233,29 @@ def _peer_params(space: Space | None, dim: int) -> dict[str, Param]:
         else:
             out[f"x{i}"] = p
     return out
+
+
+def _peer_conditions(space: Space | None) -> dict[str, tuple[str, tuple[Any, ...]]]:
+    """A conditional space's conditions over the peer's names ``x{i}``: ``{child:
+    (parent, values)}``, a Categorical parent's values as the peer sees them (indices)."""
+    if space is None or not space.conditions:
+        return {}
+    key = {name: f"x{i}" for i, name in enumerate(space.params)}
+    out: dict[str, tuple[str, tuple[Any, ...]]] = {}
+    for child, cond in space.conditions.given().items():
+        ((parent, values),) = cond.items()
+        p = space.params[parent]
+        peer = [p.index(v) if isinstance(p, Categorical) else int(v) for v in values]
+        out[key[child]] = (key[parent], tuple(peer))
+    return out
+
+
+def _peer_order(space: Space | None, keys: list[str]) -> list[str]:
+    """The peer's names with every parent before its children."""
+    if space is None:
+        return keys
+    key = {name: f"x{i}" for i, name in enumerate(space.params)}
+    return [key[n] for n in space.conditions.order]
 
 
 #: peer name -> its adapter class

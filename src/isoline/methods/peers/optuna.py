@@ -1,4 +1,12 @@
-"""Optuna's samplers (TPE, GP, CMA-ES) as peers, through ``Study.ask``/``tell``."""
+"""Optuna's samplers (TPE, GP, CMA-ES) as peers, through ``Study.ask``/``tell``.
+
+On a conditional space TPE and GP run define-by-run, as an Optuna user writes such a
+study: each trial suggests a parameter only when its parent's value activates it (parents
+first), so the sampler sees the tree (TPE's ``group=True`` splits it by the sets of
+parameters asked together; GP models the intersection of the trials' parameters and
+leaves the rest to its independent sampler, as it does for any define-by-run study).
+CMA-ES sees the space flat.
+"""
 
 from __future__ import annotations
 
@@ -32,8 +40,16 @@ class _OptunaPeer(PeerMethod):
                 self._dists[n] = D.FloatDistribution(p.low, p.high, log=p.log)
 
     def _ask_one(self) -> tuple[Mapping[str, Any], Any]:
-        trial = self._study.ask(self._dists)
-        return trial.params, trial
+        if not self._conditions:
+            trial = self._study.ask(self._dists)
+            return trial.params, trial
+        trial = self._study.ask()
+        values: dict[str, Any] = {}
+        for key in self._order:
+            cond = self._conditions.get(key)
+            if cond is None or (cond[0] in values and values[cond[0]] in cond[1]):
+                values[key] = _suggest(trial, key, self._dists[key])
+        return values, trial
 
     def _tell_one(self, handle: Any, y: float) -> None:
         from optuna.trial import TrialState
@@ -47,7 +63,19 @@ class _OptunaPeer(PeerMethod):
         from optuna.trial import TrialState, create_trial
 
         kw: dict[str, Any] = {"value": y} if np.isfinite(y) else {"state": TrialState.FAIL}
-        self._study.add_trial(create_trial(params=dict(values), distributions=self._dists, **kw))
+        dists = {n: self._dists[n] for n in values}
+        self._study.add_trial(create_trial(params=dict(values), distributions=dists, **kw))
+
+
+def _suggest(trial: Any, name: str, dist: Any) -> Any:
+    """Suggest ``name`` from its distribution through the trial's public API."""
+    from optuna.distributions import CategoricalDistribution, IntDistribution
+
+    if isinstance(dist, CategoricalDistribution):
+        return trial.suggest_categorical(name, dist.choices)
+    if isinstance(dist, IntDistribution):
+        return trial.suggest_int(name, dist.low, dist.high, log=dist.log)
+    return trial.suggest_float(name, dist.low, dist.high, log=dist.log)
 
 
 @register_peer
@@ -55,6 +83,7 @@ class OptunaTPE(_OptunaPeer):
     name = "optuna-tpe"
     paper = "Optuna TPESampler"
     sampler_class = "TPESampler"
+    native_conditions = True
 
 
 @register_peer
@@ -62,6 +91,7 @@ class OptunaGP(_OptunaPeer):
     name = "optuna-gp"
     paper = "Optuna GPSampler"
     sampler_class = "GPSampler"
+    native_conditions = True
 
 
 @register_peer

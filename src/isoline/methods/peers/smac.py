@@ -1,4 +1,9 @@
-"""SMAC3's BlackBox and HyperparameterOptimization facades as peers (ask/tell)."""
+"""SMAC3's BlackBox and HyperparameterOptimization facades as peers (ask/tell).
+
+A conditional space is given to SMAC3 with ConfigSpace's conditions (an ``EqualsCondition``
+for one parent value, an ``InCondition`` for several; nested as the space nests), so it
+proposes and models configurations of active parameters only.
+"""
 
 from __future__ import annotations
 
@@ -33,6 +38,7 @@ class _SmacPeer(PeerMethod):
             else:
                 hps.append(Float(n, (p.low, p.high), log=p.log))
         cs.add(hps)
+        cs.add(_cs_conditions(cs, self._conditions, self._params))
         self._tmp = tempfile.TemporaryDirectory(prefix="isoline-smac-")
         scenario = smac.Scenario(
             cs, deterministic=True, seed=self.seed, n_trials=self.budget or DEFAULT_BUDGET,
@@ -47,7 +53,8 @@ class _SmacPeer(PeerMethod):
 
     def _ask_one(self) -> tuple[Mapping[str, Any], Any]:
         info = self._smac.ask()
-        return {n: info.config[n] for n in self._params}, info
+        active = dict(info.config)
+        return {n: active[n] for n in self._params if n in active}, info
 
     def _tell_one(self, handle: Any, y: float) -> None:
         from smac.runhistory.dataclasses import TrialValue
@@ -75,6 +82,7 @@ class SmacBlackBox(_SmacPeer):
     paper = "SMAC3 BlackBoxFacade (Lindauer et al., JMLR 2022)"
     facade = "BlackBoxFacade"
     supports_batch = False
+    native_conditions = True
 
 
 @register_peer
@@ -83,3 +91,20 @@ class SmacHPO(_SmacPeer):
     paper = "SMAC3 HyperparameterOptimizationFacade (Lindauer et al., JMLR 2022)"
     facade = "HyperparameterOptimizationFacade"
     supports_batch = False
+    native_conditions = True
+
+
+def _cs_conditions(
+    cs: Any, conditions: dict[str, tuple[str, tuple[Any, ...]]], params: dict[str, Any]
+) -> list[Any]:
+    """ConfigSpace conditions of the peer's ``{child: (parent, values)}``."""
+    from ConfigSpace import EqualsCondition, InCondition
+
+    out: list[Any] = []
+    for child, (parent, values) in conditions.items():
+        typed = [str(v) if isinstance(params[parent], Categorical) else v for v in values]
+        if len(typed) == 1:
+            out.append(EqualsCondition(cs[child], cs[parent], typed[0]))
+        else:
+            out.append(InCondition(cs[child], cs[parent], typed))
+    return out
