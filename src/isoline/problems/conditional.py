@@ -44,7 +44,7 @@ DATASETS: dict[str, str] = {
 }
 CV_SPLITS = 3
 #: epochs of every MLP (scikit-learn's ``max_iter``)
-MLP_EPOCHS = 40
+MLP_EPOCHS = 20
 
 
 def svm_params(prefix: str, kernels: tuple[str, ...]) -> tuple[dict[str, Any], dict[str, Any]]:
