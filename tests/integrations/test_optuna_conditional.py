@@ -80,3 +80,17 @@ def test_conditions_are_read_off_the_trials() -> None:
         "degree": {"kernel": ["poly"]},
         "coef": {"degree": [3, 4, 5]},  # 4 and 5 unseen yet: active until seen without it
     }
+
+
+def test_the_sharpest_parent_wins_over_an_integer_with_distinct_values() -> None:
+    # early in a study a layer width asked in every trial takes a new value in each, so it
+    # also separates the trials that asked beta from those that did not
+    # (the union lists parameters by name: hidden before solver)
+    params = {"beta": Real(0.5, 0.99), "hidden": Integer(8, 128),
+              "solver": Categorical(["sgd", "adam"])}  # fmt: skip
+    configs = [
+        {"hidden": 10, "solver": "sgd"},
+        {"hidden": 50, "solver": "adam", "beta": 0.9},
+        {"hidden": 90, "solver": "sgd"},
+    ]
+    assert infer_conditions(params, configs)[1] == {"beta": {"solver": ["adam"]}}

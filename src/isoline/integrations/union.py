@@ -9,7 +9,11 @@ that is missing from some trials made conditional on a parent read off the trial
 A parent of ``p`` is a Categorical or Integer ``q`` asked in every trial that asked ``p``
 and in more trials than ``p``, whose values in the trials that asked ``p`` never occur in
 the trials that asked ``q`` but not ``p``; of several, the one asked in the fewest trials
-(the nearest ancestor). ``p`` is then active for every value of ``q`` except those seen
+(the nearest ancestor), and of those the one that activates ``p`` for the smallest share
+of its values (the sharpest split: early in a study an Integer such as a layer width,
+asked in every trial, takes distinct values in each and so qualifies too, activating
+``p`` for nearly all its values, where the Categorical that decides ``p`` activates it
+for one of two). ``p`` is then active for every value of ``q`` except those seen
 without it (a value never seen yet counts as active, so the model proposes ``p`` there and
 the next trials tell whether it is asked). Each completed trial's parameters are then
 exactly the active ones of its configuration, so the method models every trial with the
@@ -80,7 +84,7 @@ def _parent(
     present: dict[str, list[dict[str, Any]]],
     configs: Sequence[dict[str, Any]],
 ) -> dict[str, list[Any]] | None:
-    best: tuple[int, int, str, list[Any]] | None = None
+    best: tuple[int, float, int, str, list[Any]] | None = None
     for i, q in enumerate(names):
         param = params[q]
         if q == p or not isinstance(param, (Categorical, Integer)):
@@ -99,9 +103,10 @@ def _parent(
         else:
             domain = _unique(with_p, same_value)
         values = [v for v in domain if not _has(without, v)]
-        if best is None or (len(present[q]), i) < best[:2]:
-            best = (len(present[q]), i, q, values)
-    return None if best is None else {best[2]: best[3]}
+        share = len(values) / max(len(domain), 1)
+        if best is None or (len(present[q]), share, i) < best[:3]:
+            best = (len(present[q]), share, i, q, values)
+    return None if best is None else {best[3]: best[4]}
 
 
 def _has(values: Sequence[Any], v: Any) -> bool:
