@@ -272,5 +272,54 @@ _BUILTIN: list[tuple[str, str, tuple[int, ...] | int, int, str]] = [
         "sensitive samples (8x8 or 4x4 input) detecting a tampered digits classifier (NeuralBO)",
     ),
 ]
+# several outputs (isoline.problems.outputs): name, Class, dims, default dim, description
+_OUTPUTS: list[tuple[str, str, tuple[int, ...] | int, int, str]] = [
+    ("branin-currin", "BraninCurrin", (2,), 2, "BraninCurrin, 2 objectives (BoTorch)"),
+    ("dtlz2", "DTLZ2", 3, 6, "DTLZ2, objectives=2.. objectives (BoTorch)"),
+    ("zdt1", "ZDT1", 2, 6, "ZDT1, 2 objectives, convex front (BoTorch)"),
+    ("zdt2", "ZDT2", 2, 6, "ZDT2, 2 objectives, concave front (BoTorch)"),
+    ("zdt3", "ZDT3", 2, 6, "ZDT3, 2 objectives, disconnected front (BoTorch)"),
+    ("vehicle-safety", "VehicleSafety", (5,), 5, "VehicleSafety, 3 objectives (BoTorch)"),
+    ("pressure-vessel", "PressureVessel", (4,), 4, "pressure vessel, 4 constraints (BoTorch)"),
+    ("welded-beam", "WeldedBeam", (4,), 4, "welded beam, 6 constraints (BoTorch WeldedBeamSO)"),
+    (
+        "tension-compression-string",
+        "TensionCompressionString",
+        (3,),
+        3,
+        "tension/compression spring, 4 constraints (BoTorch)",
+    ),
+    ("speed-reducer", "SpeedReducer", (7,), 7, "speed reducer, 11 constraints (BoTorch)"),
+    ("keane-bump", "KeaneBump", 2, 10, "Keane bump on [0,10]^d, 2 constraints (BoTorch)"),
+    (
+        "constrained-hartmann",
+        "ConstrainedHartmann",
+        (6,),
+        6,
+        "Hartmann-6 with ||x|| <= 1 (BoTorch ConstrainedHartmann)",
+    ),
+    (
+        "ackley-constrained",
+        "AckleySCBO",
+        2,
+        10,
+        "Ackley on [-5,10]^d, sum(x) <= 0 and ||x|| <= 5 (SCBO); min 0",
+    ),
+    (
+        "bbob-biobj",
+        "BBOBBiobj",
+        (2, 3, 5, 10, 20, 40),
+        2,
+        "COCO bbob-biobj f1..f55 (function=, instance=), 2 objectives [bbob]",
+    ),
+    (
+        "bbob-constrained",
+        "BBOBConstrained",
+        (2, 3, 5, 10, 20, 40),
+        2,
+        "COCO bbob-constrained f1..f54 (function=, instance=) [bbob]",
+    ),
+]
+_BUILTIN += [(n, f"outputs:{c}", d, dd, desc) for n, c, d, dd, desc in _OUTPUTS]
 for _name, _target, _dims, _default, _desc in _BUILTIN:
     register(_name, f"isoline.problems.{_target}", _dims, _default, _desc)
