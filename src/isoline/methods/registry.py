@@ -66,6 +66,7 @@ MODULES: dict[str, str] = {
     "nevergrad": f"{_PEERS}.nevergrad",
     "optuna-cmaes": f"{_PEERS}.optuna",
     "optuna-gp": f"{_PEERS}.optuna",
+    "optuna-nsga2": f"{_PEERS}.optuna",
     "optuna-tpe": f"{_PEERS}.optuna",
     "skopt-gp": f"{_PEERS}.skopt",
     "smac-bb": f"{_PEERS}.smac",

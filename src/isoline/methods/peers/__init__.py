@@ -18,6 +18,8 @@ name               peer
 ``optuna-tpe``     Optuna ``TPESampler`` (Watanabe, "Tree-structured Parzen estimator:
                    understanding its algorithm components", arXiv 2304.11127, 2023)
 ``optuna-gp``      Optuna ``GPSampler`` (GP with log-EI)
+``optuna-nsga2``   Optuna ``NSGAIISampler`` (Deb et al., "A fast and elitist
+                   multiobjective genetic algorithm: NSGA-II", IEEE TEVC 2002)
 ``optuna-cmaes``   Optuna ``CmaEsSampler`` (Hansen, "The CMA evolution strategy: a
                    tutorial", arXiv 1604.00772, 2016)
 ``nevergrad``      Nevergrad's ``NGOpt`` portfolio (Meunier et al., "Black-box
@@ -37,6 +39,11 @@ raises before any run starts. HEBO is not among them: its releases pin numpy bel
 Reproducibility: a seed gives the same trajectory within one interpreter; SMAC3's also
 depends on the interpreter's string-hash seed (set ``PYTHONHASHSEED``; the benchmark
 runner gives its workers ``0``), or a resume in another process is refused.
+
+Several objectives and black-box constraints: Optuna's samplers but CMA-ES take both
+(``directions``, ``constraints_func``), Ax both (multi-objective ``objective``, outcome
+constraints), SMAC3 several objectives (ParEGO); the other peers refuse them when built,
+as isoline's methods do, naming the methods that handle them.
 
 Failed evaluations: Optuna and Ax receive their own failed state; Nevergrad, scikit-optimize
 and SMAC are told the worst value seen so far (as isoline's own methods impute them), or
@@ -64,12 +71,12 @@ from isoline.methods.peers.base import (
     register_peer,
 )
 from isoline.methods.peers.nevergrad import NevergradPeer
-from isoline.methods.peers.optuna import OptunaCmaEs, OptunaGP, OptunaTPE
+from isoline.methods.peers.optuna import OptunaCmaEs, OptunaGP, OptunaNSGA2, OptunaTPE
 from isoline.methods.peers.skopt import SkoptGP
 from isoline.methods.peers.smac import SmacBlackBox, SmacHPO
 
 __all__ = [
     "DEFAULT_BUDGET", "EXTRA", "PEERS", "AxPeer", "NevergradPeer", "OptunaCmaEs", "OptunaGP",
-    "OptunaTPE", "PeerMethod", "PeerNotInstalled", "SkoptGP", "SmacBlackBox", "SmacHPO",
+    "OptunaNSGA2", "OptunaTPE", "PeerMethod", "PeerNotInstalled", "SkoptGP", "SmacBlackBox", "SmacHPO",
     "get_peer", "peer_names", "register_peer",
 ]  # fmt: skip

@@ -37,6 +37,8 @@ class AxPeer(PeerMethod):
     packages = ("ax",)
     takes_budget = False
     native_conditions = True
+    max_objectives = 100
+    supports_constraints = True
 
     def _start(self) -> None:
         from ax import ChoiceParameterConfig, Client, RangeParameterConfig
@@ -67,7 +69,14 @@ class AxPeer(PeerMethod):
                     bounds=(p.low, p.high), scaling="log" if p.log else "linear",
                 ))  # fmt: skip
         self._client.configure_experiment(parameters=params)
-        self._client.configure_optimization(objective="-loss")
+        self._metrics = (["loss"] if self.n_objectives == 1
+                         else [f"loss{i}" for i in range(self.n_objectives)])  # fmt: skip
+        self._metrics += [f"c{i}" for i in range(self.n_constraints)]
+        objective = ", ".join(f"-{m}" for m in self._metrics[: self.n_objectives])
+        self._client.configure_optimization(
+            objective=objective,
+            outcome_constraints=[f"{m} <= 0" for m in self._metrics[self.n_objectives :]] or None,
+        )
         if self.batch_size > 1:
             self._client.configure_generation_strategy(allow_exceeding_initialization_budget=True)
         self._ready: list[tuple[int, Mapping[str, Any]]] = []
@@ -83,13 +92,15 @@ class AxPeer(PeerMethod):
         index, params = self._ready.pop(0)
         return {n: 10.0**v if n in self._log10 else v for n, v in params.items()}, index
 
-    def _tell_one(self, handle: Any, y: float) -> None:
-        if np.isfinite(y):
-            self._client.complete_trial(handle, raw_data={"loss": y})
+    def _tell_one(self, handle: Any, y: Any) -> None:
+        row = np.atleast_1d(np.asarray(y, dtype=float))
+        if np.all(np.isfinite(row)):
+            data = {m: float(v) for m, v in zip(self._metrics, row)}
+            self._client.complete_trial(handle, raw_data=data)
         else:
             self._client.mark_trial_failed(handle)
 
-    def _tell_new(self, values: Mapping[str, Any], y: float) -> None:
+    def _tell_new(self, values: Mapping[str, Any], y: Any) -> None:
         typed = {n: str(v) if isinstance(self._params[n], Categorical)
                  else float(np.log10(v)) if n in self._log10 else plain(v)
                  for n, v in values.items()}  # fmt: skip

@@ -171,17 +171,20 @@ class PeerMethod(ReplayPickled):
         return out
 
     def observe(self, X: np.ndarray, y: np.ndarray) -> None:
+        rows = self.Y[len(self.Y) - len(X) :]
         with _quiet():
-            for x, v in zip(X, y):
+            for x, v, row in zip(X, y, rows):
+                # one output: its value (float); several: the row (objectives, constraints)
+                told: Any = float(v) if self.n_outputs == 1 else row.copy()
                 handles = self._handles.get(x.tobytes())
                 if handles:
                     handle = handles.pop(0)
                     if not handles:
                         del self._handles[x.tobytes()]
                     if handle is not None:
-                        self._tell_one(handle, float(v))
+                        self._tell_one(handle, told)
                 elif np.isfinite(v) or self._worst is not None:
-                    self._tell_new(self._to_peer(x), float(v))
+                    self._tell_new(self._to_peer(x), told)
                 if np.isfinite(v):
                     self._worst = float(v) if self._worst is None else max(self._worst, float(v))
 
@@ -197,11 +200,16 @@ class PeerMethod(ReplayPickled):
         """One configuration ``{x0: v0, ...}`` of the peer and its handle for the tell."""
         raise NotImplementedError
 
-    def _tell_one(self, handle: Any, y: float) -> None:
+    def _tell_one(self, handle: Any, y: Any) -> None:
+        """The result for a handle: a float (``NaN``: failed) with one output; with several
+        (a peer whose :attr:`max_objectives` or :attr:`supports_constraints` allows them)
+        the ``(m,)`` internal row, objectives minimized then constraints (``<= 0``
+        feasible), all ``NaN`` when the evaluation failed."""
         raise NotImplementedError
 
-    def _tell_new(self, values: Mapping[str, Any], y: float) -> None:
-        """A configuration ``{x0: v0, ...}`` the peer did not propose, and its value."""
+    def _tell_new(self, values: Mapping[str, Any], y: Any) -> None:
+        """A configuration ``{x0: v0, ...}`` the peer did not propose, and its value (or
+        row, as for :meth:`_tell_one`)."""
         raise NotImplementedError
 
 

@@ -3,6 +3,12 @@
 A conditional space is given to SMAC3 with ConfigSpace's conditions (an ``EqualsCondition``
 for one parent value, an ``InCondition`` for several; nested as the space nests), so it
 proposes and models configurations of active parameters only.
+
+Several objectives: the scenario's ``objectives`` and SMAC's ParEGO scalarization
+(``smac.multi_objective.parego.ParEGO``; Knowles, "ParEGO: a hybrid algorithm with on-line
+landscape approximation for expensive multiobjective optimization problems", IEEE TEVC
+2006), as SMAC's multi-objective example does. SMAC has no black-box constraints: a
+constrained specification is refused.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from isoline.params import Categorical, Integer
 class _SmacPeer(PeerMethod):
     packages = ("smac",)
     facade: ClassVar[str] = ""
+    max_objectives: ClassVar[int] = 100
 
     def _start(self) -> None:
         import smac
@@ -40,15 +47,24 @@ class _SmacPeer(PeerMethod):
         cs.add(hps)
         cs.add(_cs_conditions(cs, self._conditions, self._params))
         self._tmp = tempfile.TemporaryDirectory(prefix="isoline-smac-")
+        several = self.n_objectives > 1
+        objectives = [f"loss{i}" for i in range(self.n_objectives)] if several else "cost"
         scenario = smac.Scenario(
             cs, deterministic=True, seed=self.seed, n_trials=self.budget or DEFAULT_BUDGET,
-            output_directory=Path(self._tmp.name),
+            output_directory=Path(self._tmp.name), objectives=objectives,
         )  # fmt: skip
         cls = getattr(smac, self.facade)
+        options = dict(self.options)
+        if several:
+            from smac.multi_objective.parego import ParEGO
+
+            options.setdefault("multi_objective_algorithm", ParEGO(scenario))
         self._smac = cls(
             scenario, lambda config, seed=0: 0.0, overwrite=True, logging_level=False,
-            **self.options,
+            **options,
         )  # fmt: skip
+        #: per objective, the worst value seen (a failure is told it)
+        self._worst_row: np.ndarray | None = None
         self._cs = cs
 
     def _ask_one(self) -> tuple[Mapping[str, Any], Any]:
@@ -56,17 +72,27 @@ class _SmacPeer(PeerMethod):
         active = dict(info.config)
         return {n: active[n] for n in self._params if n in active}, info
 
-    def _tell_one(self, handle: Any, y: float) -> None:
+    def _tell_one(self, handle: Any, y: Any) -> None:
         from smac.runhistory.dataclasses import TrialValue
         from smac.runhistory.enumerations import StatusType
 
-        v = self._imputed(y)
-        if v is None:
-            return
-        status = StatusType.SUCCESS if np.isfinite(y) else StatusType.CRASHED
-        self._smac.tell(handle, TrialValue(cost=v, status=status), save=False)
+        if self.n_objectives > 1:
+            row = np.asarray(y, dtype=float)
+            ok = bool(np.all(np.isfinite(row)))
+            if ok:
+                w = self._worst_row
+                self._worst_row = row.copy() if w is None else np.maximum(w, row)
+            if self._worst_row is None:
+                return
+            cost: Any = (row if ok else self._worst_row).tolist()
+        else:
+            cost, ok = self._imputed(y), bool(np.isfinite(y))
+            if cost is None:
+                return
+        status = StatusType.SUCCESS if ok else StatusType.CRASHED
+        self._smac.tell(handle, TrialValue(cost=cost, status=status), save=False)
 
-    def _tell_new(self, values: Mapping[str, Any], y: float) -> None:
+    def _tell_new(self, values: Mapping[str, Any], y: Any) -> None:
         from ConfigSpace import Configuration
         from smac.runhistory.dataclasses import TrialInfo
 
