@@ -14,6 +14,8 @@ every other (Benjamini-Hochberg); for BBOB the fraction of (function, target) pa
 against evaluations (ECDF, PNG); the suggestion time per run (the wall time between a
 result's arrival and the next point's start, summed); and failures (failed evaluations,
 unfinished or crashed runs). The commit and command are written beside the tables.
+Suites with several objectives or constraints get their own metrics (hypervolume, best
+feasible value; see ``outputs_summary.py``).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ import numpy as np
 from scipy import stats
 
 from isoline.bench.config import BenchConfig, load_config
+from isoline.bench.outputs import kind_of
 from isoline.bench.ranks import (
     mean_interval,
     mean_rank_interval,
@@ -238,6 +241,17 @@ def summary(args: argparse.Namespace) -> None:
         load_config(args.config).subset(seeds=args.seeds, problems=args.problems), args.methods
     )
     runs = collect(cfg, args.storage)
+    parts = (
+        [json.loads(x) for x in _parts_file(args.storage).read_text().splitlines()]
+        if _parts_file(args.storage).exists()
+        else []
+    )
+    kind = kind_of(runs)
+    if kind != "single":  # several objectives or constraints: their own metrics
+        from outputs_summary import summarize
+
+        summarize(args, cfg, runs, kind, parts)
+        return
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     labels, cells, F, missing = _cells(cfg, runs)
@@ -245,11 +259,6 @@ def summary(args: argparse.Namespace) -> None:
         raise SystemExit("no cell has a complete run of every contender yet")
     med = _random_median(cells, F, labels)
     auto = _auto_column(cfg, labels)
-    parts = (
-        [json.loads(x) for x in _parts_file(args.storage).read_text().splitlines()]
-        if _parts_file(args.storage).exists()
-        else []
-    )
     lines = [
         f"# {cfg.name}: isoline against the field",
         "",

@@ -39,6 +39,12 @@ class RunData:
     #: ``{package: version}`` the run was made with (:func:`isoline.runs.package_versions`);
     #: empty for runs stored before isoline recorded them
     versions: dict[str, str] = field(default_factory=dict)
+    #: what the run optimized (the study's record)
+    objective: Objective = field(default_factory=Objective)
+    #: ``(n, m)`` rows of outputs (user units, NaN rows for failed evaluations) of a run
+    #: with several outputs, else ``None``; with constraints and one objective,
+    #: :attr:`values` holds the objective of the feasible rows only (NaN elsewhere)
+    outputs: np.ndarray | None = None
 
     def best_so_far(self) -> np.ndarray:
         v = np.where(np.isfinite(self.values), self.values, np.inf)
@@ -87,7 +93,11 @@ def collect(cfg: BenchConfig, storage: str) -> list[RunData]:
             ends = [t.finished for t in trials if t.finished]
             wall = (max(ends) - min(rec.created, *starts)) if ends else 0.0
             values = np.array([_value(t) for t in trials])
-            maximized = Objective.from_dict(rec.attrs.get("objective")).maximize
+            objective = Objective.from_dict(rec.attrs.get("objective"))
+            outputs = None if objective.single else _outputs(trials, objective.n_outputs)
+            if outputs is not None and objective.n_objectives == 1:
+                values = np.where(objective.feasible(outputs), values, np.nan)
+            maximized = objective.n_objectives == 1 and objective.maximize
             if maximized:  # the report ranks and plots lower-is-better: minus the values
                 values = -values
             out.append(
@@ -101,9 +111,22 @@ def collect(cfg: BenchConfig, storage: str) -> list[RunData]:
                     _suggest_time(trials, rec.created, rec.attrs.get("resumed", [])),
                     None if rec.finished else _last_crash(rec.attrs),
                     dict(rec.attrs.get("versions", {})),
+                    objective,
+                    outputs,
                 )
             )
     return out
+
+
+def _outputs(trials: list[Trial], m: int) -> np.ndarray:
+    """``(n, m)`` output rows of a study's trials; NaN rows where a trial failed."""
+    rows = [
+        np.asarray(t.outputs, dtype=float)
+        if t.status == "ok" and t.outputs is not None
+        else np.full(m, np.nan)
+        for t in trials
+    ]
+    return np.array(rows, dtype=float).reshape(-1, m)
 
 
 def _last_crash(attrs: dict[str, Any]) -> str | None:

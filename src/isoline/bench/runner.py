@@ -17,13 +17,14 @@ from typing import Any
 import numpy as np
 
 from isoline.bench.config import BenchConfig, ConfigError, RunSpec
+from isoline.objective import Objective
 from isoline.parallel import ProcessPool, shutdown_executor
 from isoline.store import Store
 from isoline.threads import limit_threads
 
 __all__ = [
-    "RunSummary", "ProblemObjective", "resolve_options", "run_errors", "run_one", "run_bench",
-    "report_crashes",
+    "RunSummary", "ProblemObjective", "problem_objective", "resolve_options", "run_errors",
+    "run_one", "run_bench", "report_crashes",
 ]  # fmt: skip
 
 
@@ -70,6 +71,24 @@ def make_problem(spec: RunSpec) -> Any:
     return problems.get(spec.problem.name, seed=spec.seed, **spec.problem.kwargs)
 
 
+def problem_objective(problem: Any, direction: str) -> Objective:
+    """What a run on ``problem`` optimizes: the problem's own :class:`Objective` when it
+    has several outputs (``problem.objective``), else the config's ``direction``.
+
+    Raises:
+        ValueError: a config direction other than minimize for a problem with its own.
+    """
+    own = getattr(problem, "objective", None)
+    if own is None:
+        return Objective.of(direction)
+    if direction != "minimize":
+        raise ValueError(
+            f"problem {problem.name!r} gives its own objectives ({own.describe()}); "
+            f"leave the config's direction at minimize, got {direction!r}"
+        )
+    return own
+
+
 #: option value that a benchmark config takes from the problem's ``model_hints()``
 FROM_PROBLEM = "from-problem"
 
@@ -103,6 +122,7 @@ def run_errors(cfg: BenchConfig, positions: tuple[list[int], list[int]] | None =
     ``problems`` lists, when ``cfg`` holds only some of them."""
     from isoline import problems
     from isoline.auto import AUTO
+    from isoline.methods.base import check_capability
     from isoline.methods.registry import get_method
     from isoline.optimizer import Optimizer
     from isoline.problems.base import is_noisy
@@ -117,17 +137,21 @@ def run_errors(cfg: BenchConfig, positions: tuple[list[int], list[int]] | None =
         except (ValueError, TypeError, ImportError) as e:
             errors.append(f"problems[{where_p[i]}] {p.label!r}: {e}")
     for j, m in enumerate(cfg.methods):
-        if m.name != AUTO and getattr(get_method(m.name), "family", "") == "peer":
-            continue
+        peer = m.name != AUTO and getattr(get_method(m.name), "family", "") == "peer"
         found: dict[str, list[str]] = {}
         for p, problem in built:
             try:
+                objective = problem_objective(problem, cfg.direction)
+                if peer:  # a peer refuses a specification it cannot take when built
+                    check_capability(get_method(m.name), objective.n_objectives,
+                                     objective.n_constraints)  # fmt: skip
+                    continue
                 options = resolve_options(m.options, problem)
                 if m.name == AUTO:
                     options.setdefault("noisy", is_noisy(problem))
                 if m.name == AUTO or getattr(get_method(m.name), "takes_budget", False):
                     options.setdefault("budget", p.budget or cfg.budget)
-                Optimizer(problem.space, m.name, seed=seed,
+                Optimizer(problem.space, m.name, seed=seed, objective=objective,
                           batch_size=m.batch_size or cfg.batch_size, **options)  # fmt: skip
             except (ValueError, TypeError) as e:
                 found.setdefault(str(e), []).append(p.label)
@@ -161,7 +185,7 @@ def run_one(spec: RunSpec, storage: str) -> RunSummary:
     res = optimize(
         ProblemObjective(problem),
         problem.space,
-        direction=spec.direction,
+        direction=problem_objective(problem, spec.direction),
         method=spec.method.name,
         budget=spec.budget,
         seed=spec.seed,
