@@ -20,8 +20,10 @@ from isoline.testing import MethodConformance, bowl
 #: cores): SMAC3's two facades share the adapter but for the facade class; the quality
 #: check of SMAC3 and Ax is the field benchmark's (benchmarks/results/field, where they rank
 #: among the first at BBOB d = 2), their resume is checked on a box
+#: Optuna's NSGA-II is left out of the gain check: its first generation (50 trials by
+#: default) is random sampling, so at the check's budget it is random search by design
 _LEFT_OUT = {
-    "test_clear_gain_over_random": {"smac-bb", "smac-hpo", "ax"},
+    "test_clear_gain_over_random": {"smac-bb", "smac-hpo", "ax", "optuna-nsga2"},
     "test_mixed_space_resume_reproduces_trajectory": {"smac-bb", "smac-hpo", "ax"},
     "test_resume_after_interrupt_reproduces_trajectory": {"smac-hpo"},
     "test_state_is_picklable": {"smac-hpo"},
