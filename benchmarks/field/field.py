@@ -27,6 +27,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(1, str(Path(__file__).resolve().parent))  # its sibling outputs_summary
 
 import json
 import re
