@@ -14,6 +14,7 @@ summary), the others without it.
 from __future__ import annotations
 
 import argparse
+import shlex
 from collections import defaultdict
 from pathlib import Path
 
@@ -108,8 +109,10 @@ def summarize(args: argparse.Namespace, cfg: BenchConfig, runs: list[RunData], k
                   "no conclusion or target is drawn from these numbers.", ""]  # fmt: skip
     lines += ["Runs (commit, start, command of each part):", ""]
     lines += [f"    {p['commit']} {p['started']}: {p['command']}" for p in parts]
+    subset = "".join(f" --{k} {shlex.quote(str(getattr(args, k)))}"
+                     for k in ("problems", "seeds", "methods") if getattr(args, k, None))  # fmt: skip
     lines += ["", f"Summary: `python benchmarks/field/field.py summary {args.config} "
-              f"--storage S --out {args.out}` at {git_commit()}.", ""]  # fmt: skip
+              f"--storage S --out {args.out}{subset}` at {git_commit()}.", ""]  # fmt: skip
     if kind == "multi-objective":
         lines += ["Value of a run: the hypervolume of its feasible evaluations against the "
                   "problem's reference point; ranked by the log10 hypervolume difference to "
