@@ -20,6 +20,7 @@ from isoline.methods.registry import MethodInfo, methods
 
 if TYPE_CHECKING:
     from isoline import designs, problems
+    from isoline.input_constraints import Linear
     from isoline.objective import Objective
     from isoline.optimizer import Optimizer, Result
     from isoline.params import Categorical, Integer, Real, Space
@@ -34,6 +35,7 @@ _LAZY = {
     "Box": "isoline.space",
     "Categorical": "isoline.params",
     "Integer": "isoline.params",
+    "Linear": "isoline.input_constraints",
     "Objective": "isoline.objective",
     "ObjectiveError": "isoline.runs",
     "Optimizer": "isoline.optimizer",
@@ -55,6 +57,7 @@ __all__ = [
     "Box",
     "Categorical",
     "Integer",
+    "Linear",
     "MethodInfo",
     "Objective",
     "ObjectiveError",

@@ -48,6 +48,7 @@ from botorch.posteriors.gpytorch import GPyTorchPosterior
 from torch.quasirandom import SobolEngine
 
 from isoline.encoding import DiscreteLayout
+from isoline.input_constraints import UnitConstraints
 from isoline.mixed_search import maximize_mixed
 from isoline.validation import check_choice, check_int, check_positive, check_probability
 
@@ -74,6 +75,8 @@ _SAME = 1e-6
 _SPREAD_RANGE = (1e-3, 1e3)
 #: batches in the probe that measures an acquisition's spread
 _PROBE = 64
+#: BoTorch's hit-and-run chain for starts under linear constraints (its default is slow)
+_CHAIN: dict[str, bool | float | int] = {"n_burnin": 100, "n_thinning": 2}
 
 
 def unit_bounds(d: int) -> torch.Tensor:
@@ -96,6 +99,7 @@ def maximize(
     discrete: Sequence[int] | DiscreteLayout | None = None,
     avoid: np.ndarray | None = None,
     extra_starts: np.ndarray | None = None,
+    constraints: UnitConstraints | None = None,
 ) -> tuple[np.ndarray, float]:
     """Maximize ``acqf`` over ``q`` points in a box of ``[0, 1]^d``.
 
@@ -130,6 +134,8 @@ def maximize(
             as Optuna's GPSampler starts one local search at its best trial. Only for
             ``q = 1`` and the L-BFGS-B searches (not with ``initial_conditions`` or a
             :class:`~isoline.encoding.DiscreteLayout`).
+        constraints: linear constraints as BoTorch's ``inequality_constraints`` (no
+            DiscreteLayout); a fallback's raw Sobol point may violate them (``ask`` repairs).
 
     Returns:
         ``X (q, d)`` numpy array and the acquisition value of the batch ``acqf(X)``.
@@ -150,18 +156,25 @@ def maximize(
         ics = torch.max(torch.min(ics, B[1]), B[0])
     opts: dict[str, Any] = dict(options or {})
     scaled = _in_range(acqf, B, q, ff)
+    ineq = None if constraints is None else constraints.botorch()
     if extra_starts is not None:
         if q != 1 or ics is not None or isinstance(discrete, DiscreteLayout):
             raise ValueError(
                 "extra_starts needs q = 1, no initial_conditions and no DiscreteLayout"
             )
-        ics = _with_starts(scaled, B, num_restarts, raw_samples, ff, extra_starts)
+        ics = _with_starts(scaled, B, num_restarts, raw_samples, ff, extra_starts, ineq)
     layout = discrete if isinstance(discrete, DiscreteLayout) else None
+    if ineq is not None and layout is not None:
+        raise ValueError("constraints cannot be combined with a DiscreteLayout search")
     held = (
         []
         if layout is not None
         else sorted(set(cast(Sequence[int], discrete or ())) - set(ff or {}))
     )
+    if ineq is not None and ics is None and not (layout or held or sequential):
+        ics = gen_batch_initial_conditions(scaled, B, q, num_restarts, raw_samples,
+                                           fixed_features=ff, inequality_constraints=ineq,
+                                           options=_CHAIN)  # fmt: skip
     try:
         with _quiet_search():
             if layout is not None:
@@ -170,7 +183,7 @@ def maximize(
                     raw_samples=raw_samples, fixed_features=ff,
                 )  # fmt: skip
             elif held:
-                X = _search_held(scaled, B, q, held, num_restarts, raw_samples, ff, ics, opts)
+                X = _search_held(scaled, B, q, held, num_restarts, raw_samples, ff, ics, opts, ineq)
             else:
                 X, _ = optimize_acqf(
                     scaled,
@@ -182,6 +195,7 @@ def maximize(
                     fixed_features=ff,
                     sequential=sequential and q > 1,
                     batch_initial_conditions=ics,
+                    inequality_constraints=ineq,
                 )
         X = _distinct(acqf, X.detach().reshape(q, d), B, raw_samples, ff, _avoided(avoid, d))
         value = _value(acqf, X)
@@ -209,6 +223,7 @@ def _with_starts(
     raw_samples: int,
     ff: dict[int, float] | None,
     extra: np.ndarray,
+    ineq: list[tuple[torch.Tensor, torch.Tensor, float]] | None = None,
 ) -> torch.Tensor:
     """``(num_restarts + k, 1, d)`` starts: BoTorch's raw-sample initialization and the
     ``extra (k, d)`` points, moved into the box and onto the fixed features."""
@@ -218,7 +233,8 @@ def _with_starts(
     E = torch.max(torch.min(E, B[1]), B[0])
     for j, v in (ff or {}).items():
         E[:, j] = v
-    ics = gen_batch_initial_conditions(acqf, B, 1, num_restarts, raw_samples, fixed_features=ff)
+    ics = gen_batch_initial_conditions(acqf, B, 1, num_restarts, raw_samples, fixed_features=ff,
+                                       inequality_constraints=ineq, options=_CHAIN)  # fmt: skip
     return torch.cat([ics, E.unsqueeze(1)])
 
 
@@ -232,21 +248,23 @@ def _search_held(
     ff: dict[int, float] | None,
     ics: torch.Tensor | None,
     opts: dict[str, Any],
+    ineq: list[tuple[torch.Tensor, torch.Tensor, float]] | None = None,
 ) -> torch.Tensor:
     """The best ``(q, d)`` batch of L-BFGS-B restarts whose ``held`` columns keep the
     values of their starts (BoTorch's raw-sample initialization unless ``ics`` given)."""
     if ics is None:
-        ics = gen_batch_initial_conditions(acqf, B, q, num_restarts, raw_samples, fixed_features=ff)
-    fixed: dict[int, float | torch.Tensor] = dict(ff or {})
-    fixed.update({c: ics[..., c] for c in held})
-    if len(fixed) < B.shape[1]:
-        cands, vals = gen_candidates_scipy(
-            ics, acqf, B[0], B[1], options=opts, fixed_features=fixed
-        )
-    else:
-        cands = ics
+        ics = gen_batch_initial_conditions(acqf, B, q, num_restarts, raw_samples, fixed_features=ff,
+                                           inequality_constraints=ineq, options=_CHAIN)  # fmt: skip
+    if len(ff or {}) + len(held) >= B.shape[1]:
         with torch.no_grad():
-            vals = acqf(ics)
+            return ics[int(torch.argmax(acqf(ics)))]
+    # BoTorch takes per-restart held values with inequality constraints one restart at a time
+    runs = [
+        gen_candidates_scipy(part, acqf, B[0], B[1], inequality_constraints=ineq, options=opts,
+                             fixed_features={**(ff or {}), **{c: part[..., c] for c in held}})
+        for part in ([ics] if ineq is None else ics.split(1))
+    ]  # fmt: skip
+    cands, vals = torch.cat([r[0] for r in runs]), torch.cat([r[1] for r in runs])
     return cands[int(torch.argmax(vals))]
 
 

@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from isoline.methods.registry import resolve_name
+from isoline.methods.registry import get_method, resolve_name
 from isoline.space import SearchSpace
 from isoline.validation import check_bool, check_int
 
@@ -262,7 +262,9 @@ def resolve(
     """``(method, options, choice)``: a named method passes through in its registered
     spelling (:func:`isoline.methods.registry.resolve_name`); ``"auto"`` becomes its
     choice for ``budget`` (if known), taking only ``noisy`` from ``options``. With several
-    objectives or constraints, ``"auto"`` takes :func:`choose_for_outputs`.
+    objectives or constraints, ``"auto"`` takes :func:`choose_for_outputs`. On a space
+    with known linear constraints a choice that cannot meet them becomes gp-ei (which
+    can), and its reason says so.
 
     Raises:
         TypeError: ``"auto"`` given options of a named method.
@@ -281,6 +283,13 @@ def resolve(
         choice = choose_for_outputs(n_objectives, n_constraints)
     else:
         choice = choose(space, budget, batch_size, options.get("noisy", False))
+    if (
+        space.input_constraints is not None
+        and not get_method(choice.method).supports_input_constraints
+    ):
+        reason = (f"{choice.reason.rstrip('.')}; the space's linear constraints are not handled by "
+                  f"{choice.method}, so gp-ei (which handles them) runs instead")  # fmt: skip
+        choice = Choice("gp-ei", {}, choice.rule, choice.when, reason, choice.report)
     return choice.method, dict(choice.options), choice
 
 

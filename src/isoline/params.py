@@ -15,7 +15,6 @@ variables in Bayesian optimization with Gaussian processes", Neurocomputing 2020
 from __future__ import annotations
 
 import json
-import math
 import numbers
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -33,19 +32,11 @@ from isoline.encoding import (
     real_from_unit,
     real_to_unit,
 )
+from isoline.input_constraints import Linear, unit_constraints
 from isoline.space import SearchSpace
-from isoline.validation import same_value
+from isoline.validation import check_float, same_value
 
 __all__ = ["Categorical", "Integer", "Param", "Real", "Space"]
-
-
-def _number(value: object, what: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{what} must be a number, got {value!r}")
-    v = float(value)
-    if not math.isfinite(v):
-        raise ValueError(f"{what} must be finite, got {value!r}")
-    return v
 
 
 def _scale(log: bool, logit: bool, what: str) -> Scale:
@@ -70,7 +61,7 @@ class Real:
     logit: bool = False
 
     def __post_init__(self) -> None:
-        low, high = _number(self.low, "Real low"), _number(self.high, "Real high")
+        low, high = check_float(self.low, "Real low"), check_float(self.high, "Real high")
         if not low < high:
             raise ValueError(f"Real needs low < high, got low={low!r}, high={high!r}")
         scale = _scale(self.log, self.logit, "Real")
@@ -173,12 +164,15 @@ class Space(SearchSpace):
         conditions: ``{child: {parent: values}}``: ``child`` is active only when its
             parent (a Categorical or Integer, active itself) takes one of ``values``
             (:mod:`isoline.conditions`); a configuration holds only active parameters.
+        constraints: known :class:`~isoline.input_constraints.Linear` constraints between
+            Real parameters (linear scale, not conditional) that every proposal satisfies.
     """
 
     def __init__(
         self,
         params: Mapping[str, Param] | Sequence[tuple[str, Param]],
         conditions: Mapping[str, Mapping[str, Any]] | None = None,
+        constraints: Sequence[Linear] | None = None,
     ) -> None:
         items = list(params.items()) if isinstance(params, Mapping) else list(params)
         if not items:
@@ -206,6 +200,18 @@ class Space(SearchSpace):
         #: encoded dimension (columns of the unit cube)
         self.dim = start
         self.conditions = Conditions({n: _domain(p) for n, p in self.params.items()}, conditions)
+        self.constraints: tuple[Linear, ...] = tuple(constraints or ())
+        #: the constraints as ``A u <= c`` in the encoded cube (``None`` without constraints)
+        self.input_constraints = unit_constraints(self.constraints, self._columns(), self.dim)
+
+    def _columns(self) -> dict[str, tuple[int, float, float] | str]:
+        """Each parameter's column and bounds if a Linear may involve it, else what it is."""
+        return {name: "conditional" if name in self.conditions.parent
+                else "an Integer" if isinstance(p, Integer)
+                else "a Categorical" if not isinstance(p, Real)
+                else f"on a {p.scale} scale" if p.scale != "linear"
+                else (self.blocks[name].start, p.low, p.high)
+                for name, p in self.params.items()}  # fmt: skip
 
     def active(self, config: Mapping[str, Any]) -> list[str]:
         """The names of the parameters active in ``config`` (a dict of values)."""
@@ -406,9 +412,12 @@ class Space(SearchSpace):
             else:
                 choices = [_stored(c) for c in p.choices]
                 out.append({"name": name, "type": "categorical", "choices": choices})
-        if not self.conditions:
-            return {"params": out}
-        return {"params": out, "conditions": self.conditions.to_list(_stored)}
+        d: dict[str, Any] = {"params": out}
+        if self.conditions:
+            d["conditions"] = self.conditions.to_list(_stored)
+        if self.constraints:
+            d["constraints"] = [c.to_dict() for c in self.constraints]
+        return d
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Space:
@@ -432,15 +441,17 @@ class Space(SearchSpace):
                     raise ValueError(f"unknown parameter type {kind!r}")
                 params.append((p["name"], param))
             conditions = Conditions.from_list(d.get("conditions", []))
+            constraints = [Linear.from_dict(c) for c in d.get("constraints", [])]
         except (KeyError, TypeError) as err:
             raise ValueError(f"not a Space description ({err!r}): {d!r}") from None
-        return cls(params, conditions)
+        return cls(params, conditions, constraints)
 
     def __eq__(self, other: object) -> bool:
         return (
             isinstance(other, Space)
             and self.params == other.params
             and self.conditions == other.conditions
+            and self.constraints == other.constraints
         )
 
     __hash__ = None  # type: ignore[assignment]
@@ -460,7 +471,7 @@ class Space(SearchSpace):
             if not p.low <= int(value) <= p.high:
                 raise ValueError(f"parameter {name!r}: {value} is outside [{p.low}, {p.high}]")
             return np.array([int_to_unit(np.float64(int(value)), p.low, p.high, p.scale)])
-        v = _number(value, f"parameter {name!r}")
+        v = check_float(value, f"parameter {name!r}")
         if not p.low <= v <= p.high:
             raise ValueError(f"parameter {name!r}: {v} is outside [{p.low}, {p.high}]")
         return real_to_unit(np.array([v]), p.low, p.high, p.scale)
@@ -472,9 +483,9 @@ class Space(SearchSpace):
         return U
 
     def __repr__(self) -> str:
-        if not self.conditions:
-            return f"Space({self.params!r})"
-        return f"Space({self.params!r}, conditions={self.conditions.given()!r})"
+        cond = f", conditions={self.conditions.given()!r}" if self.conditions else ""
+        lin = f", constraints={list(self.constraints)!r}" if self.constraints else ""
+        return f"Space({self.params!r}{cond}{lin})"
 
 
 def _domain(p: Param) -> Sequence[Any] | None:

@@ -161,6 +161,11 @@ def _space_difference(stored: Any, given: Any) -> str:
     parts += [
         f"parameter {n!r}: stored {a[n]!r}, given {b[n]!r}" for n in a if n in b and a[n] != b[n]
     ]
+    parts += [
+        f"{k}: stored {stored.get(k, [])!r}, given {given.get(k, [])!r}"
+        for k in ("conditions", "constraints")
+        if stored.get(k, []) != given.get(k, [])
+    ]
     if not parts:
         parts = [f"parameter order: stored {list(a)}, given {list(b)}"]
     return "space: " + "; ".join(parts)

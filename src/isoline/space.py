@@ -27,6 +27,9 @@ class SearchSpace(ABC):
 
     #: encoded dimension (columns of the unit cube the methods search)
     dim: int
+    #: known linear constraints in the unit cube, an
+    #: :class:`~isoline.input_constraints.UnitConstraints` (a typed Space may declare them)
+    input_constraints: Any = None
 
     @property
     @abstractmethod

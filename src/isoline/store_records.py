@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from isoline.conditions import Conditions
+from isoline.input_constraints import Linear
 from isoline.objective import Objective
 from isoline.params import Categorical, Integer, Real, Space
 from isoline.space import Box
@@ -288,7 +289,11 @@ def space_dim(space: dict[str, Any], c: _Field | None = None) -> int:
             if not isinstance(params, list):
                 raise TypeError("params must be a list")
             conditions = Conditions.from_list(space.get("conditions", []))
-            return Space([_param(p) for p in params], conditions).dim
+            linear = space.get("constraints", [])
+            if not isinstance(linear, list):
+                raise TypeError("constraints must be a list")
+            constraints = [Linear.from_dict(c) for c in linear]
+            return Space([_param(p) for p in params], conditions, constraints).dim
         if set(space) - {"lower", "upper", "names"}:
             raise ValueError(f"unknown keys {sorted(set(space) - {'lower', 'upper', 'names'})}")
         names = space.get("names")

@@ -34,7 +34,8 @@ data and enqueued points take the place of the initial-design points nearest the
 mixed space (log-scaled real, integer, log-scaled integer, categorical) every value has
 its exact type and lies in its range, an interrupted run resumes exactly (the replay
 repeats every proposal of the seed), batches hold distinct configurations and no configuration is proposed
-twice while unseen ones remain; and (marked ``slow``) adaptive methods beat random
+twice while unseen ones remain; on a space with linear constraints every proposal
+satisfies them, or the method refuses the space naming those that handle it; and (marked ``slow``) adaptive methods beat random
 search clearly on a smooth bowl.
 
 Needs pytest (``pip install isoline[dev]``).
@@ -327,6 +328,32 @@ class MethodConformance:
             assert res.fun == np.min(res.values[res.feasible, 0])
         else:
             assert len(res.pareto_front()[1]) >= 1 and res.x is None
+
+    def test_linear_constraints_hold_or_are_refused(self, method: str) -> None:
+        """Every configuration proposed on a space with known linear constraints satisfies
+        them once decoded (the optimum of the objective lies outside them, so a method is
+        pushed onto their boundary), or the method refuses the space when built."""
+        space = iso.Space(
+            {"a": iso.Real(-1.0, 2.0), "k": iso.Integer(1, 3), "b": iso.Real(0.0, 4.0)},
+            constraints=[iso.Linear({"a": 1.0, "b": 1.0}, upper=1.5),
+                         iso.Linear({"a": 2.0, "b": -1.0}, lower=-1.0)],
+        )  # fmt: skip
+        cls = get_method(method)
+        if not cls.supports_input_constraints:
+            with pytest.raises(
+                ValueError, match=f"method {method!r} does not handle .* use one of: "
+            ):
+                iso.Optimizer(space, method)
+            return
+        q = 2 if cls.supports_batch else 1
+        opt = iso.Optimizer(space, method, seed=0, n_init=2, batch_size=q)
+        lin = space.input_constraints
+        for _ in range(3):
+            configs = opt.ask()
+            assert lin.feasible(space.encode(configs)).all(), f"{method} proposed {configs}"
+            for c in configs:
+                assert c["a"] + c["b"] <= 1.5 + 1e-9 and 2 * c["a"] - c["b"] >= -1.0 - 1e-9
+            opt.tell(configs, [(c["a"] - 2) ** 2 + (c["b"] - 4) ** 2 + c["k"] for c in configs])
 
     def test_all_failures(self, method: str) -> None:
         res = iso.minimize(lambda x: float("nan"), _box(2), method, budget=6, seed=0, n_init=2,

@@ -70,8 +70,10 @@ def check_float(
     above = v > low if low_open else v >= low
     below = v < high if high_open else v <= high
     if not (math.isfinite(v) and above and below):
-        interval = f"{'(' if low_open else '['}{low}, {high}{')' if high_open else ']'}"
-        raise ValueError(f"{name} must be a finite number in {interval}, got {value!r}")
+        interval = f" in {'(' if low_open else '['}{low}, {high}{')' if high_open else ']'}"
+        if low == -math.inf and high == math.inf:
+            interval = ""
+        raise ValueError(f"{name} must be a finite number{interval}, got {value!r}")
     return v
 
 

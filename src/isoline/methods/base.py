@@ -145,6 +145,9 @@ class Method:
     max_objectives: ClassVar[int] = 1
     #: whether the method handles black-box constraints (the last columns of a row)
     supports_constraints: ClassVar[bool] = False
+    #: whether every proposal satisfies a space's known linear constraints
+    #: (:attr:`isoline.params.Space.input_constraints`, read from ``space``)
+    supports_input_constraints: ClassVar[bool] = False
 
     def __init__(
         self,
@@ -168,6 +171,15 @@ class Method:
             if space.dim != self.dim:
                 raise ValueError(f"space encodes {space.dim} columns but dim is {self.dim}")
         self.space = space
+        #: the space's known linear constraints in the cube, ``A u <= c`` (or ``None``)
+        self.input_constraints = None if space is None else space.input_constraints
+        if self.input_constraints is not None and not self.supports_input_constraints:
+            from isoline.methods.registry import input_constraint_methods
+
+            raise ValueError(
+                f"method {self.name!r} does not handle a space with linear constraints; "
+                f"use one of: {', '.join(input_constraint_methods())}"
+            )
         self.seed = check_int(seed, "seed", 0)
         self.batch_size = check_batch(batch_size, "batch_size", self.name, self.supports_batch)
         n_init = self.default_n_init(self.dim) if n_init is None else n_init
@@ -176,6 +188,9 @@ class Method:
         self.init = self.default_init if init is None else init
         self.rng = np.random.default_rng(self.seed)
         self._init_points = initial_design(self.init, n_init, self.dim, seed=self.seed)
+        if self.input_constraints is not None:  # the design's first feasible points
+            design = lambda m: initial_design(self.init, m, self.dim, seed=self.seed)  # noqa: E731
+            self._init_points = self.input_constraints.sample(design, n_init, self.seed)
         self.n_init = n_init
         self.X = np.empty((0, self.dim))
         #: every row told, ``(n, m)`` internal values (objectives minimized, constraints
@@ -210,9 +225,9 @@ class Method:
         if len(self._design):
             X, self._design = self._design[:q], self._design[q:]
             if len(X) < q:
-                X = np.vstack([X, self.rng.random((q - len(X), self.dim))])
+                X = np.vstack([X, self.uniform(q - len(X))])
         elif self.needs_data and np.isfinite(self.y).sum() < 2:
-            X = self.rng.random((q, self.dim))
+            X = self.uniform(q)
         else:
             with single_threaded(), variance_floor(self.y):
                 X = np.asarray(self.propose(q), dtype=float)
@@ -225,6 +240,8 @@ class Method:
                 raise RuntimeError(f"{type(self).__name__}.propose returned non-finite points")
         self.n_asked += q
         proposed = np.clip(X, 0.0, 1.0)
+        if self.input_constraints is not None:  # a solver's slack, never a search step
+            proposed = self.input_constraints.repair(proposed)
         served = proposed if self.space is None else self._distinct(proposed)
         for p, s in zip(proposed, served):
             self._served.setdefault(s.tobytes(), []).append(p)
@@ -256,12 +273,21 @@ class Method:
             if width is not None:
                 steps = u + width * self.rng.standard_normal((64, self.dim))
             for r in self.space.round(np.clip(steps, 0.0, 1.0)):
-                if r.tobytes() not in self._seen:
+                lin = self.input_constraints
+                if r.tobytes() not in self._seen and (lin is None or lin.feasible(r)[0]):
                     return r
         if total is None:
             return None
         left = [r for r in self.space.round(self.space.grid()) if r.tobytes() not in self._seen]
         return left[int(self.rng.integers(len(left)))] if left else None
+
+    def uniform(self, q: int) -> np.ndarray:
+        """``(q, d)`` uniform points from :attr:`rng`: of the cube, or of its feasible part
+        when the space has :attr:`input_constraints`."""
+        if self.input_constraints is None:
+            return self.rng.random((q, self.dim))
+        seed = int(self.rng.integers(2**31 - 1))
+        return self.input_constraints.sample(lambda m: self.rng.random((m, self.dim)), q, seed)
 
     @property
     def n_outputs(self) -> int:
@@ -344,6 +370,9 @@ class Method:
         X = np.atleast_2d(np.asarray(X, dtype=float))
         if X.shape[1] != self.dim or not np.all((X >= 0.0) & (X <= 1.0)):
             raise ValueError(f"enqueue needs points of shape (n, {self.dim}) in [0, 1]")
+        lin = self.input_constraints
+        if lin is not None and not lin.feasible(X).all():
+            raise ValueError("enqueue got points that violate the space's linear constraints")
         self._drop_nearest_design(X)
         self._design = np.vstack([X, self._design])
 

@@ -27,6 +27,7 @@ class RandomSearch(Method):
     needs_data = False
     adaptive = False
     default_init = "random"
+    supports_input_constraints = True
 
     def __init__(self, dim: int, **common: Any) -> None:
         super().__init__(dim, **common)
@@ -34,7 +35,7 @@ class RandomSearch(Method):
             self.rng.random((self.n_init, self.dim))
 
     def propose(self, q: int) -> np.ndarray:
-        return self.rng.random((q, self.dim))
+        return self.uniform(q)
 
 
 @register
@@ -51,6 +52,10 @@ class SobolSearch(Method):
     def propose(self, q: int) -> np.ndarray:
         start = self.n_asked - self.n_init
         return sobol(start + q, self.dim, seed=self.seed)[start:]
+
+
+#: candidates (in population sizes) drawn for one ask before infeasible ones are repaired
+_RESAMPLE = 100
 
 
 class _Randn:
@@ -72,6 +77,14 @@ class CMAES(Method):
     sampled from the same distribution. A generation is told to pycma once ``popsize`` of
     its candidates have values; failed evaluations get the generation's worst finite value
     plus one spread, so CMA-ES moves away from them.
+
+    Known linear constraints of the space: CMA-ES starts at the feasible region's centre
+    (unless ``x0`` is given) and resamples every infeasible candidate from the same
+    distribution (they are never evaluated or told): resampling, a usual way for an
+    evolution strategy to meet constraints that cost nothing to check. Should ``100 popsize`` draws for one ``ask`` not
+    suffice, the remaining candidates are moved into the region
+    (:meth:`~isoline.input_constraints.UnitConstraints.repair`) and told with the value
+    found there.
 
     On a typed space, each linear :class:`~isoline.params.Integer` with ``m >= 2`` values
     is searched in its own coordinate ``z = m u - 1/2`` (the value's index, bounds
@@ -110,6 +123,7 @@ class CMAES(Method):
     paper = "Hansen & Ostermeier, Evol. Comput. 2001"
     needs_data = False
     supports_constraints = True
+    supports_input_constraints = True
 
     def __init__(
         self,
@@ -126,6 +140,8 @@ class CMAES(Method):
             popsize = 4 + int(3 * np.log(dim))
         popsize = max(check_int(popsize, "popsize", 2), self.batch_size)
         start = np.full(dim, 0.5) if x0 is None else np.asarray(x0, dtype=float)
+        if x0 is None and self.input_constraints is not None:  # a feasible start
+            start = self.input_constraints.centre.copy()
         if start.shape != (dim,) or np.any((start < 0) | (start > 1)):
             raise ValueError(f"x0 must be {dim} numbers in [0, 1], got {x0!r}")
         #: ``(column, m)`` of the integers searched in index coordinates
@@ -167,9 +183,14 @@ class CMAES(Method):
         return u
 
     def propose(self, q: int) -> np.ndarray:
+        drawn = 0
         while len(self._queue) < q:
             n = self.es.popsize if not self._pending else max(q - len(self._queue), 1)
-            self._queue.extend(np.asarray(s, dtype=float) for s in self.es.ask(n))
+            zs = [np.asarray(s, dtype=float) for s in self.es.ask(n)]
+            drawn += n
+            if self.input_constraints is not None and drawn <= _RESAMPLE * self.es.popsize:
+                zs = [z for z in zs if self.input_constraints.feasible(self._to_unit(z))[0]]
+            self._queue.extend(zs)
         out, self._queue = self._queue[:q], self._queue[q:]
         units = [self._to_unit(z) for z in out]
         for u, z in zip(units, out):
@@ -189,7 +210,9 @@ class CMAES(Method):
         ok = np.isfinite(vals)
         if not ok.all():
             vals = np.where(ok, vals, failure_value(vals[ok]))
-        self.es.tell(xs, vals.tolist())
+        with warnings.catch_warnings():  # resampled candidates are never told
+            warnings.filterwarnings("ignore", message=r"\s*tell: .* not been consumed")
+            self.es.tell(xs, vals.tolist())
         if self._al is not None:
             self._al.update(self.es)
         self._told, self._queue, self._pending = [], [], {}

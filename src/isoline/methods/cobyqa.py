@@ -8,8 +8,9 @@ from typing import Any
 
 import cobyqa
 import numpy as np
-from scipy.optimize import Bounds, NonlinearConstraint
+from scipy.optimize import Bounds, LinearConstraint, NonlinearConstraint
 
+from isoline.input_constraints import UnitConstraints
 from isoline.methods.base import ReplayPickled, failure_value
 from isoline.methods.registry import register
 from isoline.validation import check_float
@@ -37,7 +38,12 @@ class _Run:
     """
 
     def __init__(
-        self, x0: np.ndarray, radius: float, final_radius: float, n_constraints: int = 0
+        self,
+        x0: np.ndarray,
+        radius: float,
+        final_radius: float,
+        n_constraints: int = 0,
+        linear: UnitConstraints | None = None,
     ) -> None:
         self._points: queue.Queue[np.ndarray | None] = queue.Queue()
         self._values: queue.Queue[Any] = queue.Queue()
@@ -48,7 +54,7 @@ class _Run:
                    "maxfev": 10**9, "maxiter": 10**9}  # fmt: skip
         self._thread = threading.Thread(
             target=self._main,
-            args=(x0, options, n_constraints),
+            args=(x0, options, n_constraints, linear),
             daemon=True,
             name="isoline-cobyqa",
         )
@@ -70,12 +76,20 @@ class _Run:
             raise RuntimeError("COBYQA asked for constraint values of a point not evaluated last")
         return g
 
-    def _main(self, x0: np.ndarray, options: dict[str, Any], n_constraints: int) -> None:
+    def _main(
+        self,
+        x0: np.ndarray,
+        options: dict[str, Any],
+        n_constraints: int,
+        linear: UnitConstraints | None,
+    ) -> None:
         try:
             bounds = Bounds(np.zeros(x0.size), np.ones(x0.size))
-            constraints = (
+            constraints: list[Any] = (
                 [NonlinearConstraint(self._constraints, -np.inf, 0.0)] if n_constraints else []
             )
+            if linear is not None:
+                constraints.append(LinearConstraint(linear.A, -np.inf, linear.c))
             cobyqa.minimize(
                 self._objective, x0, bounds=bounds, constraints=constraints, options=options
             )
@@ -139,6 +153,13 @@ class COBYQA(ReplayPickled):
     same point). A failed evaluation gets the objective's failure value and, for each
     constraint, a violation beyond every one seen.
 
+    Known linear constraints of the space are COBYQA's linear constraints. COBYQA may ask
+    for a point that violates them (a step of its initial interpolation set or a geometry
+    step); that point is not evaluated: :meth:`UnitConstraints.repair` moves it toward the
+    feasible region's centre, and COBYQA receives the value there. So COBYQA minimizes
+    ``f`` composed with that continuous map, which equals ``f`` on the feasible region,
+    under constraints that keep its solution feasible.
+
     Options:
         radius: initial trust-region radius in unit-cube coordinates (default 0.2, a
             fifth of each range).
@@ -167,6 +188,7 @@ class COBYQA(ReplayPickled):
     supports_batch = False
     needs_data = False
     supports_constraints = True
+    supports_input_constraints = True
 
     def __init__(
         self,
@@ -208,7 +230,7 @@ class COBYQA(ReplayPickled):
             else:
                 start = np.full(self.dim, 0.5)
         else:
-            start = self.rng.random(self.dim)
+            start = self.uniform(1)[0]
         self.n_runs += 1
         return start
 
@@ -217,7 +239,7 @@ class COBYQA(ReplayPickled):
         for _ in range(q):
             x = None if self._waiting is not None else self._next_of_a_run()
             if x is None:  # the run waits for a value: an untracked random point
-                x = self.rng.random(self.dim)
+                x = self.uniform(1)[0]
             else:
                 self._waiting = x.tobytes()
             out.append(x)
@@ -226,7 +248,8 @@ class COBYQA(ReplayPickled):
     def _next_of_a_run(self) -> np.ndarray:
         while True:
             if self._run is None:
-                self._run = _Run(self._start(), self.radius, self.final_radius, self.n_constraints)
+                self._run = _Run(self._start(), self.radius, self.final_radius,
+                                 self.n_constraints, self.input_constraints)  # fmt: skip
             x = self._run.next_point()
             if x is not None:
                 return np.clip(x, 0.0, 1.0)

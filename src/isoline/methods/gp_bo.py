@@ -91,7 +91,8 @@ class _GPMethod(Method):
             restart's starting point and moves only the real columns; ``"local"``
             alternates discrete local steps (neighbouring integers, other choices) with
             the continuous search (:func:`isoline.mixed_search.maximize_mixed`), as
-            Optuna's GPSampler does. Without a typed space both are the same.
+            Optuna's GPSampler does. Without a typed space both are the same; on a space
+            with linear constraints the search is ``"held"`` (SLSQP under the constraints).
         start_at_best: start one more restart of the acquisition search (one point at a
             time) at the best observed point, as Optuna's GPSampler does, so the search
             always refines the incumbent's neighbourhood too.
@@ -227,6 +228,7 @@ class _GPMethod(Method):
             discrete=self._discrete(),
             avoid=self.X,
             extra_starts=self._best_start(q),
+            constraints=self.input_constraints,
         )
         return X
 
@@ -241,7 +243,7 @@ class _GPMethod(Method):
         """What :func:`isoline.acquisition.maximize` is told of the discrete columns."""
         if self.space is None:
             return None
-        if self.discrete_search == "local":
+        if self.discrete_search == "local" and self.input_constraints is None:
             return self.space.discrete_layout()
         return self.space.discrete_columns
 
@@ -288,6 +290,7 @@ class GPEI(_GPMethod):
     presets = {"fast": fast_preset}
     max_objectives = 16
     supports_constraints = True
+    supports_input_constraints = True
 
     def __init__(
         self,
@@ -352,6 +355,7 @@ class GPUCB(UCBWeight, _GPMethod):
     name = "gp-ucb"
     summary = "GP confidence bound"
     paper = "Srinivas et al., ICML 2010 (GP-UCB)"
+    supports_input_constraints = True
 
     def current_beta(self) -> float:
         """The ``beta`` used for the next proposal."""

@@ -26,6 +26,7 @@ __all__ = [
     "MODULES",
     "MethodInfo",
     "capable_methods",
+    "input_constraint_methods",
     "get_method",
     "make_method",
     "method_names",
@@ -253,3 +254,12 @@ def capable_methods(n_objectives: int = 1, n_constraints: int = 0) -> list[str]:
     ]
     adaptive = [c.name for c in able if c.adaptive]
     return adaptive or [c.name for c in able]
+
+
+def input_constraint_methods() -> list[str]:
+    """Names of the registered methods whose proposals satisfy a space's known linear
+    constraints (:attr:`Method.supports_input_constraints`), sorted. Imports every method
+    module."""
+    for module in sorted({m for m in MODULES.values() if not _is_peer(m)}):
+        importlib.import_module(module)
+    return [n for n, c in sorted(_REGISTRY.items()) if c.supports_input_constraints]
