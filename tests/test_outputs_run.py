@@ -156,3 +156,23 @@ def test_the_study_report_draws_the_front_hypervolume_and_feasibility(tmp_path: 
     text = write_study_report(res, tmp_path / "r").read_text()
     for stem in ("pareto_front", "hypervolume", "feasibility"):
         assert f"![{stem}]({stem}.png)" in text and (tmp_path / "r" / f"{stem}.png").exists()
+
+
+def test_the_study_summary_lists_the_front_or_the_best_feasible(tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    from isoline.visualization import write_study_report
+
+    res = iso.optimize(two, BOX, method="random", budget=10, seed=0, **KW)
+    text = write_study_report(res, tmp_path / "two").read_text()
+    front = res.pareto_front()[1]
+    assert "best value" not in text and "objectives: cost (minimize), gain (maximize)" in text
+    assert f"- Pareto front: {len(front)} evaluations" in text
+    assert f"- hypervolume: {res.hypervolume():.6g}" in text
+    assert f"- feasible: {int(res.feasible.sum())} of 10 evaluations" in text
+    table = text.split("| trial | cost | gain |")[1].split("## Plots")[0]
+    rows = [line for line in table.splitlines() if line.startswith("| ") and "---" not in line]
+    assert len(rows) == len(front)
+    one = iso.optimize(lambda x: {"f": float(x[0]), "c": float(0.5 - x[1])}, BOX,
+                       method="random", budget=8, seed=1, objectives=["f"], constraints=["c"])  # fmt: skip
+    text = write_study_report(one, tmp_path / "one").read_text()
+    assert f"- best feasible value: {one.fun:.6g}" in text

@@ -92,7 +92,6 @@ def write_study_report(result: StudyResult, out: str | Path, command: str | None
 
 
 def _summary(result: StudyResult, frame: Any) -> list[str]:
-    values = frame["value"].to_numpy(dtype=float)
     n_failed = int((frame["state"] == "failed").sum())
     lines = [f"- store: {getattr(result, 'storage', '?')}", f"- method: {result.method}"]
     choice = getattr(result, "choice", None)
@@ -101,23 +100,81 @@ def _summary(result: StudyResult, frame: Any) -> list[str]:
     )
     if rule:
         lines[-1] += f" (chosen by auto's rule {rule!r})"
-    lines += [f"- direction: {direction(result)}",
-              f"- evaluations: {len(frame)} ({n_failed} failed)"]  # fmt: skip
-    ok = np.flatnonzero(np.isfinite(values))
-    if not ok.size:
-        return [*lines, "- best: none (every evaluation failed)"]
+    spec = getattr(result, "objective", None)
+    if "pareto" in frame:  # several objectives: a front, no single best value
+        goals = zip(spec.names, spec.directions)
+        lines.append("- objectives: " + ", ".join(f"{n} ({d})" for n, d in goals))
+    else:
+        lines.append(f"- direction: {direction(result)}")
+    lines.append(f"- evaluations: {len(frame)} ({n_failed} failed)")
+    if "feasible" in frame:
+        shown = ", ".join(spec.constraints)
+        lines.append(f"- feasible: {int(frame['feasible'].sum())} of {len(frame)} evaluations "
+                     f"(constraints {shown}, each <= 0)")  # fmt: skip
+    if "pareto" in frame:
+        return [*lines, *_front(result, frame, spec)]
+    return [*lines, *_best(result, frame)]
+
+
+def _best(result: StudyResult, frame: Any) -> list[str]:
+    """The best (feasible) evaluation and its parameters."""
+    values = frame["value"].to_numpy(dtype=float)
+    ok = np.isfinite(values)
+    if "feasible" in frame:
+        ok &= frame["feasible"].to_numpy(dtype=bool)
+    idx = np.flatnonzero(ok)
+    if not idx.size:
+        why = (
+            "no evaluation satisfied every constraint"
+            if "feasible" in frame
+            else ("every evaluation failed")
+        )
+        return [f"- best: none ({why})"]
     pick = np.argmax if direction(result) == "maximize" else np.argmin
-    best = int(ok[pick(values[ok])])
+    best = int(idx[pick(values[idx])])
     row = frame.iloc[best]
-    lines += [f"- best value: {values[best]:.6g} (trial {int(row['number'])})", "",
-              "| parameter | best value |", "| --- | --- |"]  # fmt: skip
-    for column in frame.columns:
-        if column.startswith("params_"):
-            v = row[column]
-            name = column.removeprefix("params_")
-            if is_missing(v):
-                text = "(inactive)"  # a conditional parameter its condition switched off
-            else:
-                text = f"{v:.6g}" if isinstance(v, float) else str(v)
-            lines.append(f"| {name} | {text} |")
+    label = "best feasible value" if "feasible" in frame else "best value"
+    lines = [f"- {label}: {values[best]:.6g} (trial {int(row['number'])})", "",
+             "| parameter | best value |", "| --- | --- |"]  # fmt: skip
+    for column in _param_columns(frame):
+        lines.append(f"| {column.removeprefix('params_')} | {_cell(row[column])} |")
     return lines
+
+
+#: rows of the Pareto front the summary lists (all of them are in evaluations.csv)
+FRONT_ROWS = 20
+
+
+def _front(result: StudyResult, frame: Any, spec: Any) -> list[str]:
+    """The feasible Pareto front: its size, hypervolume and a table of its evaluations."""
+    on_front = frame[frame["pareto"].to_numpy(dtype=bool)]
+    if on_front.empty:
+        return ["- Pareto front: none (no feasible evaluation)"]
+    objectives = [f"values_{n}" for n in spec.names[: spec.n_objectives]]
+    lines = [f"- Pareto front: {len(on_front)} evaluations"]
+    try:
+        hv = result.hypervolume()  # type: ignore[attr-defined]
+        ref = np.asarray(result.reference_point).tolist()  # type: ignore[attr-defined]
+        lines.append(f"- hypervolume: {hv:.6g} against the inferred reference point {ref}")
+    except (AttributeError, ValueError) as err:
+        lines.append(f"- hypervolume: not computed ({err})")
+    params = _param_columns(frame)
+    head = ["trial", *spec.names[: spec.n_objectives], *(c.removeprefix("params_") for c in params)]
+    lines += ["", "| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
+    shown = on_front.sort_values(objectives[0]).head(FRONT_ROWS)
+    for _, row in shown.iterrows():
+        cells = [str(int(row["number"])), *(_cell(row[c]) for c in [*objectives, *params])]
+        lines.append("| " + " | ".join(cells) + " |")
+    if len(on_front) > FRONT_ROWS:
+        lines.append(f"\n{len(on_front) - FRONT_ROWS} more front evaluations in evaluations.csv.")
+    return lines
+
+
+def _param_columns(frame: Any) -> list[str]:
+    return [c for c in frame.columns if c.startswith("params_")]
+
+
+def _cell(v: Any) -> str:
+    if is_missing(v):
+        return "(inactive)"  # a conditional parameter its condition switched off
+    return f"{v:.6g}" if isinstance(v, float) else str(v)
