@@ -327,3 +327,15 @@ def test_a_config_timeout_reaches_every_run(tmp_path, monkeypatch) -> None:
     monkeypatch.setattr(isoline.runs, "optimize", spy)
     summary = run_one(cfg.runs()[0], str(tmp_path / "b.db"))
     assert given == [2.5] and summary.n_evals == 6
+
+
+def test_the_best_point_of_a_conditional_run_holds_its_active_parameters() -> None:
+    from types import SimpleNamespace
+
+    import isoline as iso
+    from isoline.bench.report import _best_point
+
+    space = iso.Space({"k": iso.Categorical(["a", "b"]), "n": iso.Integer(0, 2)}, {"n": {"k": "b"}})
+    trials = [SimpleNamespace(x={"k": "b", "n": 1}), SimpleNamespace(x={"k": "a"})]
+    best = _best_point(trials, np.array([2.0, 1.0]), space.to_dict())  # type: ignore[arg-type]
+    assert best == {"k": "a"}

@@ -184,6 +184,8 @@ def _best_point(trials: list[Trial], values: np.ndarray, space: dict[str, Any]) 
     if not ok.size:
         return None
     t = trials[int(ok[np.argmin(values[ok])])]
+    if "params" in space and isinstance(t.x, dict):  # a conditional space's: active ones only
+        return {p["name"]: t.x[p["name"]] for p in space["params"] if p["name"] in t.x}
     if "params" in space:
         return {p["name"]: v for p, v in zip(space["params"], _decoded(t, space))}
     names = space.get("names")
