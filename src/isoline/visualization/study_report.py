@@ -37,7 +37,7 @@ PLOTS: dict[str, Callable[..., Any]] = {
 def output_plots(result: StudyResult) -> dict[str, Callable[..., Any]]:
     """The plots a study with several objectives (front, hypervolume) or constraints
     (feasibility) adds to :data:`PLOTS`."""
-    spec = getattr(result, "objective", None)
+    spec: Any = getattr(result, "objective", None)
     if spec is None or getattr(result, "outputs", None) is None:
         return {}
     out: dict[str, Callable[..., Any]] = {}
@@ -100,7 +100,7 @@ def _summary(result: StudyResult, frame: Any) -> list[str]:
     )
     if rule:
         lines[-1] += f" (chosen by auto's rule {rule!r})"
-    spec = getattr(result, "objective", None)
+    spec: Any = getattr(result, "objective", None)
     if "pareto" in frame:  # several objectives: a front, no single best value
         goals = zip(spec.names, spec.directions)
         lines.append("- objectives: " + ", ".join(f"{n} ({d})" for n, d in goals))
