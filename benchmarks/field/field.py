@@ -47,7 +47,14 @@ from isoline.bench.ranks import (
     stand_in_ranks,
     wilcoxon_against_best,
 )
-from isoline.bench.report import RunData, collect, crash_lines, git_commit, version_lines
+from isoline.bench.report import (
+    RunData,
+    collect,
+    crash_lines,
+    git_commit,
+    suggestion_costs,
+    version_lines,
+)
 from isoline.bench.runner import make_problem, report_crashes, run_bench
 from isoline.bench.stats import benjamini_hochberg, to_markdown
 
@@ -168,13 +175,11 @@ def _rank_table(labels: list[str], F: np.ndarray, med: np.ndarray, runs: list[Ru
         score_mean = np.append(score_mean, a_smean)
         score_median = np.append(score_median, a_smed)
     keep = set(cells)
-    times: dict[str, list[float]] = defaultdict(list)
+    costs = suggestion_costs(runs, keep, TIME_REFERENCE)
     failed: dict[str, int] = defaultdict(int)
     for r in runs:
         if (r.spec.problem.label, r.spec.seed) in keep:
-            times[r.spec.method.label].append(r.suggest_time)
             failed[r.spec.method.label] += r.n_failed
-    ref = float(np.sum(times[TIME_REFERENCE])) if TIME_REFERENCE in times else np.nan
     rows = []
     for j in np.argsort(mean):
         lab = labels[j]
@@ -184,8 +189,7 @@ def _rank_table(labels: list[str], F: np.ndarray, med: np.ndarray, runs: list[Ru
             "score mean": float(score_mean[j]),
             "score median": float(score_median[j]),
             "p vs best (BH)": "best" if j == best else float(p_bh[j]),
-            "suggest s/run (median)": float(np.median(times[lab])) if times[lab] else np.nan,
-            f"time x {TIME_REFERENCE}": float(np.sum(times[lab])) / ref if times[lab] else np.nan,
+            **costs.get(lab, {}),
             "failed evals": failed[lab],
         })  # fmt: skip
     return rows
@@ -278,7 +282,10 @@ def summary(args: argparse.Namespace) -> None:
         "over cells; score 0 = best value of any contender in the cell, 1 = random search's "
         "median on that problem; p: paired one-sided Wilcoxon test of the best-ranked contender "
         "against each, Benjamini-Hochberg over the table; suggestion time: wall seconds between "
-        f"a result and the next point (median over runs), and the summed time over {TIME_REFERENCE}'s. "
+        f"a result and the next point (median over runs), and the summed time over {TIME_REFERENCE}'s; "
+        "CPU: the CPU seconds of the method's ask and tell (median over runs, and summed over "
+        f"{TIME_REFERENCE}'s; unaffected by other jobs on the machine, blank for runs stored "
+        "before it was recorded). "
         "The auto contender runs the method it chooses, with the same seed: it is ranked as a "
         "stand-in for that method's run (which it repeats), the other contenders without it.",
         "", "## All complete cells", "", to_markdown(_rank_table(labels, F, med, runs, cells, auto)), ""]  # fmt: skip

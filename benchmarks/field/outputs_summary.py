@@ -24,7 +24,13 @@ from scipy import stats
 from isoline.bench.config import BenchConfig
 from isoline.bench.outputs import CellTable, constrained_cells, hypervolume_cells
 from isoline.bench.ranks import mean_interval, mean_rank_interval, stand_in_ranks
-from isoline.bench.report import RunData, crash_lines, git_commit, version_lines
+from isoline.bench.report import (
+    RunData,
+    crash_lines,
+    git_commit,
+    suggestion_costs,
+    version_lines,
+)
 from isoline.bench.runner import make_problem
 from isoline.bench.stats import benjamini_hochberg, to_markdown
 
@@ -65,11 +71,7 @@ def _rows(
         a_mean, a_lo, a_hi = mean_interval(stand_in_ranks(S[:, keep], S[:, auto]))
         rank[auto] = (a_mean[0], a_lo[0], a_hi[0])
     cells = set(t.cells)
-    times: dict[str, list[float]] = defaultdict(list)
-    for r in runs:
-        if (r.spec.problem.label, r.spec.seed) in cells:
-            times[r.spec.method.label].append(r.suggest_time)
-    ref = float(np.sum(times[TIME_REFERENCE])) if TIME_REFERENCE in times else np.nan
+    costs = suggestion_costs(runs, cells, TIME_REFERENCE)
     out = []
     for j in sorted(range(len(labels)), key=lambda j: rank[j][0]):
         lab = labels[j]
@@ -86,8 +88,7 @@ def _rows(
             row["log10 regret (median)"] = float(np.median(S[:, j]))
             row["feasible evals (mean share)"] = float(np.mean(share[:, j]))
         row["p vs best (BH)"] = "best" if j == best else float(p_bh[j])
-        row[f"time x {TIME_REFERENCE}"] = float(np.sum(times[lab])) / ref if times[lab] else np.nan
-        row["suggest s/run (median)"] = float(np.median(times[lab])) if times[lab] else np.nan
+        row.update(costs.get(lab, {}))
         out.append(row)
     return out
 

@@ -7,6 +7,7 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -30,10 +31,14 @@ from isoline.resume import (
 from isoline.space import SearchSpace
 from isoline.store import Store, StoreError, StudyExists, StudyRecord, Trial
 
-__all__ = ["CALLBACK_STOP", "ObjectiveError", "Run"]
+__all__ = ["CALLBACK_STOP", "METHOD_CPU", "ObjectiveError", "Run"]
 
 #: :attr:`Result.stop_reason` of a run its callback stopped
 CALLBACK_STOP = "the callback asked to stop"
+#: the study attribute summing the CPU seconds this process spent in the method's ``tell``
+#: and ``ask`` between stored batches (not in a resumed study's replay of its history):
+#: the suggestion cost, which unlike wall time does not grow when other jobs share the cores
+METHOD_CPU = "method_cpu"
 
 
 class ObjectiveError(RuntimeError):
@@ -126,6 +131,7 @@ class Run:
         bar = Progress(progress, self.budget, n_total - len(self.todo), title, self.opt.objective)
         failures = _FailureWatch(max_initial_failures)
         watch = _Watch(pool, bar, raise_on_error, failures, timeout, deadline)
+        method_cpu = 0.0  # CPU seconds of the method since the last batch was stored
         try:
             if self.todo or self.done:
                 in_flight = sorted(self.todo + self.done, key=lambda t: t.number)
@@ -135,21 +141,28 @@ class Run:
                 if any(n not in ys for n in todo):
                     return watch.timed_out(self.store, self.rec, self.budget)
                 X = self._points(in_flight)
+                cpu = time.process_time()
                 self.opt.tell(X, [ys[t.number] for t in in_flight])
+                method_cpu = time.process_time() - cpu
                 if _stop(callback, self.store, self.rec, self.opt.space):
                     return CALLBACK_STOP
             while n_total < self.budget:
                 if deadline is not None and time.time() >= deadline:
                     return watch.timed_out(self.store, self.rec, self.budget)
                 q = min(self.opt.batch_size, self.budget - n_total)
+                cpu = time.process_time()
                 X, U = self.opt.ask_with_unit(q)
+                method_cpu += time.process_time() - cpu
                 self.batch += 1
                 numbers = self.store.add_batch(self.rec, self.batch, X, U)
+                self.store.update_attr(self.rec, METHOD_CPU, partial(_add, method_cpu))
                 n_total += q
                 ys = self._evaluate(f, X, numbers, watch)
                 if any(n not in ys for n in numbers):
                     return watch.timed_out(self.store, self.rec, self.budget)
+                cpu = time.process_time()
                 self.opt.tell(X, [ys[n] for n in numbers])
+                method_cpu = time.process_time() - cpu
                 if _stop(callback, self.store, self.rec, self.opt.space):
                     return CALLBACK_STOP
             self.store.mark_finished(self.rec)
@@ -255,3 +268,7 @@ def _stop(
     if callback is None:
         return False
     return bool(callback(Result.from_trials(rec, store.trials(rec), store.path, space)))
+
+
+def _add(seconds: float, total: float | None) -> float:
+    return (total or 0.0) + seconds

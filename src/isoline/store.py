@@ -23,7 +23,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -226,22 +226,22 @@ class Store(StoreReader):
             )
 
     def record_resume(self, study: StudyRecord, when: float) -> None:
-        """Append ``when`` (epoch seconds) to the study's ``attrs["resumed"]``: the moment a
-        reopened study had replayed its history and went on. Reports measure the time to
-        its next batch from there, not across the interruption and the replay."""
-        self._append_attr(study, "resumed", float(when))
+        """Append ``when`` (epoch seconds) to ``attrs["resumed"]``: the moment a reopened
+        study had replayed its history and went on (reports time its next batch from there)."""
+        self.update_attr(study, "resumed", lambda old: [*(old or []), float(when)])
 
     def record_crash(self, study: StudyRecord, error: str, when: float) -> None:
-        """Append ``{"when": when, "error": error}`` to the study's ``attrs["crashes"]``:
-        the run stopped on an exception (the method's or a peer's, or too many failed
-        first evaluations), so reports can say why it is incomplete."""
-        self._append_attr(study, "crashes", {"when": float(when), "error": str(error)})
+        """Append ``{"when": when, "error": error}`` to ``attrs["crashes"]``: the run stopped
+        on an exception (the method's, a peer's, too many failed first evaluations)."""
+        crash = {"when": float(when), "error": str(error)}
+        self.update_attr(study, "crashes", lambda old: [*(old or []), crash])
 
-    def _append_attr(self, study: StudyRecord, key: str, value: Any) -> None:
+    def update_attr(self, study: StudyRecord, key: str, update: Callable[[Any], Any]) -> None:
+        """Set ``attrs[key]`` of ``study`` to ``update(old)`` (``old`` is ``None`` if unset)."""
         with self._tx():
             self._check_owner(study)
             attrs = self._study(study.study_id).attrs
-            attrs[key] = [*attrs.get(key, []), value]
+            attrs[key] = update(attrs.get(key))
             self.conn.execute(
                 "UPDATE studies SET attrs = ? WHERE study_id = ?", (dumps(attrs), study.study_id)
             )

@@ -19,7 +19,7 @@ that were feasible.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -87,9 +87,7 @@ def _cut(r: RunData, budget: int) -> RunData:
     if len(r.values) == budget:
         return r
     outputs = None if r.outputs is None else r.outputs[:budget]
-    return RunData(r.spec, r.values[:budget], r.wall_time, r.n_failed, r.optimum,
-                   r.best_point, r.suggest_time, r.crash, r.versions, r.objective,
-                   outputs)  # fmt: skip
+    return replace(r, values=r.values[:budget], outputs=outputs)
 
 
 def hypervolume_cells(

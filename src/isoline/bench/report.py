@@ -13,6 +13,7 @@ import numpy as np
 from isoline.bench.config import BenchConfig, RunSpec
 from isoline.bench.plots import plot_convergence
 from isoline.objective import Objective
+from isoline.run_loop import METHOD_CPU
 from isoline.store import Store, Trial
 
 __all__ = ["RunData", "collect", "crash_lines", "version_lines", "write_report"]
@@ -45,6 +46,10 @@ class RunData:
     #: with several outputs, else ``None``; with constraints and one objective,
     #: :attr:`values` holds the objective of the feasible rows only (NaN elsewhere)
     outputs: np.ndarray | None = None
+    #: CPU seconds of the method's ``ask`` and ``tell`` over the run
+    #: (:data:`isoline.run_loop.METHOD_CPU`; NaN for a run stored before it was recorded):
+    #: unlike :attr:`suggest_time`, unaffected by other jobs on the machine
+    suggest_cpu: float = float("nan")
 
     def best_so_far(self) -> np.ndarray:
         v = np.where(np.isfinite(self.values), self.values, np.inf)
@@ -113,6 +118,7 @@ def collect(cfg: BenchConfig, storage: str) -> list[RunData]:
                     dict(rec.attrs.get("versions", {})),
                     objective,
                     outputs,
+                    _method_cpu(rec.attrs),
                 )
             )
     return out
@@ -157,6 +163,13 @@ def version_lines(runs: list[RunData]) -> list[str]:
         text = ", ".join(f"{k} {v}" for k, v in versions) if versions else "not recorded"
         lines.append(f"- {n} runs: {text}")
     return lines + [""]
+
+
+def _method_cpu(attrs: dict[str, Any]) -> float:
+    """:attr:`RunData.suggest_cpu` from a study's attributes (NaN if absent or malformed)."""
+    value = attrs.get(METHOD_CPU)
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0
+    return float(value) if ok else float("nan")
 
 
 def _suggest_time(trials: list[Trial], created: float, resumed: list[float]) -> float:
@@ -376,3 +389,29 @@ def git_commit(where: str | Path | None = None) -> str:
         )
     except Exception:  # noqa: BLE001
         return "unknown"
+
+
+def suggestion_costs(
+    runs: list[RunData], cells: set[tuple[str, int]], reference: str
+) -> dict[str, dict[str, float]]:
+    """Per contender label, over its runs in ``cells`` (``(problem label, seed)``): the
+    median suggestion wall time per run, the summed wall time over ``reference``'s, and
+    the same two for the method's CPU time (:attr:`RunData.suggest_cpu`; NaN when a run
+    did not record it)."""
+    wall: dict[str, list[float]] = {}
+    cpu: dict[str, list[float]] = {}
+    for r in runs:
+        if (r.spec.problem.label, r.spec.seed) in cells:
+            wall.setdefault(r.spec.method.label, []).append(r.suggest_time)
+            cpu.setdefault(r.spec.method.label, []).append(r.suggest_cpu)
+    ref_wall = float(np.sum(wall[reference])) if reference in wall else np.nan
+    ref_cpu = float(np.sum(cpu[reference])) if reference in cpu else np.nan
+    return {
+        lab: {
+            "suggest s/run (median)": float(np.median(wall[lab])),
+            f"time x {reference}": float(np.sum(wall[lab])) / ref_wall,
+            "CPU s/run (median)": float(np.median(cpu[lab])),
+            f"CPU x {reference}": float(np.sum(cpu[lab])) / ref_cpu,
+        }
+        for lab in wall
+    }
