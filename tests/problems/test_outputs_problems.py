@@ -93,5 +93,5 @@ def test_coco_suites_give_two_objectives_or_constraints_and_pickle() -> None:
     np.testing.assert_array_equal(again.outputs(x), b.outputs(x))
     with pytest.raises(ValueError, match="instance indices 1..15"):
         problems.get("bbob-biobj", dim=2, function=1, instance=16)
-    with pytest.raises(ValueError, match=r"function must be in 1..55"):
+    with pytest.raises(ValueError, match=r"function must be one of 1..55"):
         problems.get("bbob-biobj", dim=2, function=56)

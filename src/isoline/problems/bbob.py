@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from isoline.problems.base import Info, Problem
+from isoline.problems.coco import CocoProblem, cocoex
 from isoline.validation import check_int
 
 __all__ = [
@@ -42,8 +43,6 @@ __all__ = [
     "TARGET_PRECISIONS",
     "fraction_of_pairs_solved",
 ]
-
-_INSTALL = 'the BBOB problems need COCO: pip install "isoline[bbob]" (coco-experiment)'
 
 #: COCO's 51 target precisions for bbob: 10^2 down to 10^-8 in steps of 10^0.2
 TARGET_PRECISIONS = 10.0 ** np.linspace(2.0, -8.0, 51)
@@ -65,15 +64,7 @@ FUNCTION_NAMES = (
 NOISY_COUNTERPARTS = {101: 1, 104: 8, 107: 1, 110: 8, 113: 7, 119: 14, 122: 17, 128: 21}
 
 
-def _cocoex() -> Any:
-    try:
-        import cocoex
-    except ImportError as e:
-        raise ImportError(f"{_INSTALL} ({e})") from None
-    return cocoex
-
-
-class BBOB(Problem):
+class BBOB(CocoProblem, Problem):
     """BBOB function ``function`` (1..24), COCO instance ``instance``, on ``[-5, 5]^d``.
 
     Args:
@@ -88,6 +79,7 @@ class BBOB(Problem):
     """
 
     name = "bbob"
+    suite = "bbob"
     description = "COCO bbob noiseless functions f1..f24 (cocoex)"
 
     def __init__(
@@ -103,15 +95,8 @@ class BBOB(Problem):
             raise ValueError(
                 f"dim must be an integer >= 2 (COCO uses 2, 3, 5, 10, 20, 40), got {dim!r}"
             )
-        if isinstance(function, bool) or not isinstance(function, int) or not 1 <= function <= 24:
-            raise ValueError(f"function must be an integer in 1..24, got {function!r}")
-        if instance is None:
-            instance = int(seed) + 1 if isinstance(seed, int) and not isinstance(seed, bool) else 1
-        if isinstance(instance, bool) or not isinstance(instance, int) or instance < 1:
-            raise ValueError(f"instance must be an integer >= 1, got {instance!r}")
-        self.function, self.instance = function, instance
-        self._fn: Any = None
-        fn = self._coco(dim)
+        self._set_coco(dim, function, range(1, 25), "1..24", instance, seed)
+        fn = self._coco()
         super().__init__(
             dim,
             [-5.0] * dim,
@@ -123,15 +108,9 @@ class BBOB(Problem):
         )
         self.targets = float(fn.best_value()) + TARGET_PRECISIONS
 
-    def _coco(self, dim: int | None = None) -> Any:
-        if self._fn is None:
-            self._fn = _cocoex().BareProblem("bbob", self.function, dim or self.dim, self.instance)
-        return self._fn
-
-    @property
-    def coco_id(self) -> str:
-        """COCO's identifier, e.g. ``bbob_f007_i01_d03``."""
-        return str(self._coco().id)
+    def _open(self) -> tuple[Any, Any]:
+        problem = cocoex().BareProblem(self.suite, self.function, self.dim, self.instance)
+        return None, problem
 
     def _evaluate(self, x: np.ndarray) -> float:
         return float(self._coco()(np.ascontiguousarray(x, dtype=float)))
@@ -141,11 +120,6 @@ class BBOB(Problem):
         noise-free values in evaluation order)."""
         best = np.minimum.accumulate(np.asarray(y, dtype=float))
         return (best[:, None] <= self.targets[None, :]).mean(axis=1)
-
-    def __getstate__(self) -> dict[str, Any]:
-        state = self.__dict__.copy()
-        state["_fn"] = None  # the cocoex object is rebuilt in the receiving process
-        return state
 
 
 def fraction_of_pairs_solved(runs: list[tuple[BBOB, np.ndarray]]) -> np.ndarray:
@@ -163,27 +137,7 @@ def fraction_of_pairs_solved(runs: list[tuple[BBOB, np.ndarray]]) -> np.ndarray:
     return np.mean(curves, axis=0)
 
 
-def _check_function(function: object, allowed: Any, what: str) -> int:
-    if isinstance(function, bool) or not isinstance(function, int) or function not in allowed:
-        raise ValueError(f"function must be one of {what}, got {function!r}")
-    return function
-
-
-def _instance(instance: object, seed: object) -> int:
-    if instance is None:
-        return int(seed) + 1 if isinstance(seed, int) and not isinstance(seed, bool) else 1
-    if isinstance(instance, bool) or not isinstance(instance, int) or instance < 1:
-        raise ValueError(f"instance must be an integer >= 1, got {instance!r}")
-    return instance
-
-
-def _suite_problem(suite: str, function: int, dim: int, instance: int) -> tuple[Any, Any]:
-    """``(suite, problem)`` of a cocoex suite (the suite is kept: it owns the problem)."""
-    s = _cocoex().Suite(suite, f"instances: {instance}", f"dimensions: {dim}")
-    return s, s.get_problem_by_function_dimension_instance(function, dim, instance)
-
-
-class BBOBNoisy(Problem):
+class BBOBNoisy(CocoProblem, Problem):
     """A ``bbob-noisy`` function with Gaussian noise, COCO instance ``instance``, on
     ``[-5, 5]^d``: an observation is COCO's noisy value; its noise-free value (``info``'s
     ``noise_free``, :meth:`noise_free`) is the ``bbob`` function of
@@ -204,6 +158,7 @@ class BBOBNoisy(Problem):
     """
 
     name = "bbob-noisy"
+    suite = "bbob-noisy"
     description = "COCO bbob-noisy functions with Gaussian noise (cocoex)"
     #: repeated evaluations of one point differ (the chooser's ``noisy``)
     noisy = True
@@ -219,10 +174,8 @@ class BBOBNoisy(Problem):
     ) -> None:
         if noise_std not in (0, 0.0):
             raise ValueError("bbob-noisy carries COCO's noise; noise_std must be 0")
-        self.function = _check_function(
-            function, NOISY_COUNTERPARTS, str(sorted(NOISY_COUNTERPARTS))
-        )
-        self.instance = _instance(instance, seed)
+        self._set_coco(dim, function, NOISY_COUNTERPARTS, str(sorted(NOISY_COUNTERPARTS)),
+                       instance, seed)  # fmt: skip
         self._clean = BBOB(
             dim, seed=seed, function=NOISY_COUNTERPARTS[function], instance=self.instance
         )
@@ -243,7 +196,7 @@ class BBOBNoisy(Problem):
         if number is None:
             number, self._n_noisy = self._n_noisy, self._n_noisy + 1
         k = check_int(number, "number", 0)
-        suite, fn = _suite_problem("bbob-noisy", self.function, self.dim, self.instance)
+        suite, fn = self._open()  # afresh: COCO restarts its noise stream
         centre = np.zeros(self.dim)
         for _ in range(k):  # COCO's stream, restarted when fn was made, to its draw k
             fn(centre)
@@ -252,7 +205,7 @@ class BBOBNoisy(Problem):
         return value, {"noise_free": self._evaluate(x)}
 
 
-class BBOBMixint:
+class BBOBMixint(CocoProblem):
     """A ``bbob-mixint`` function, COCO instance ``instance``: in each fifth of the first
     four fifths of the variables integers in ``[0, 1]``, ``[0, 3]``, ``[0, 7]``,
     ``[0, 15]``, the rest real in ``[-5, 5]`` (COCO's bounds), as a typed
@@ -267,6 +220,7 @@ class BBOBMixint:
     """
 
     name = "bbob-mixint"
+    suite = "bbob-mixint"
     description = "COCO bbob-mixint functions f1..f24, integer and real variables (cocoex)"
     takes_trial_number = True
     default_noise_std = 0.0
@@ -284,11 +238,8 @@ class BBOBMixint:
 
         if noise_std not in (0, 0.0):
             raise ValueError("bbob-mixint has no observation noise option (noise_std must be 0)")
-        self.function = _check_function(function, range(1, 25), "1..24")
-        self.instance = _instance(instance, seed)
-        self.dim = check_int(dim, "dim", 5)
+        self._set_coco(check_int(dim, "dim", 5), function, range(1, 25), "1..24", instance, seed)
         self.seed = check_int(seed, "seed", 0)
-        self._fn: tuple[Any, Any] | None = None
         fn = self._coco()
         lower, upper = np.asarray(fn.lower_bounds), np.asarray(fn.upper_bounds)
         n_int = int(fn.number_of_integer_variables)
@@ -305,16 +256,6 @@ class BBOBMixint:
         self.lower_bound: float | None = None
         self.spec: dict[str, Any] = {}
 
-    def _coco(self) -> Any:
-        if self._fn is None:
-            self._fn = _suite_problem("bbob-mixint", self.function, self.dim, self.instance)
-        return self._fn[1]
-
-    @property
-    def coco_id(self) -> str:
-        """COCO's identifier, e.g. ``bbob-mixint_f001_i01_d05``."""
-        return str(self._coco().id)
-
     def noise_free(self, x: Any) -> float:
         """The value at the configuration ``x`` (a mapping from ``x0``, ``x1``, ...)."""
         if not isinstance(x, dict) or set(x) != set(self.names):
@@ -326,8 +267,3 @@ class BBOBMixint:
 
     def model_hints(self) -> dict[str, Any]:
         return {}
-
-    def __getstate__(self) -> dict[str, Any]:
-        state = self.__dict__.copy()
-        state["_fn"] = None
-        return state

@@ -42,6 +42,7 @@ import numpy as np
 
 from isoline.objective import Objective
 from isoline.problems.base import Info, Problem
+from isoline.problems.coco import CocoProblem, cocoex
 
 __all__ = [
     "DTLZ2", "ZDT1", "ZDT2", "ZDT3", "AckleySCBO", "BBOBBiobj", "BBOBConstrained",
@@ -276,8 +277,9 @@ class AckleySCBO(OutputsProblem):
         return np.concatenate([f, [float(np.sum(x)), float(np.linalg.norm(x)) - 5.0]])
 
 
-class _Coco(OutputsProblem):
-    suite: ClassVar[str] = ""
+class _Coco(CocoProblem, OutputsProblem):
+    """A problem of a COCO suite whose instances are taken by index (1..15)."""
+
     functions: ClassVar[int] = 1
 
     def __init__(
@@ -289,47 +291,29 @@ class _Coco(OutputsProblem):
         function: int = 1,
         instance: int | None = None,
     ) -> None:
-        from isoline.problems.bbob import _cocoex
+        self._set_coco(dim, function, range(1, self.functions + 1), f"1..{self.functions}",
+                       instance, seed)  # fmt: skip
+        p = self._coco()
+        super().__init__(dim, p.lower_bounds, p.upper_bounds, noise_std=noise_std, seed=seed)
+        self._declare(p)
 
-        if isinstance(function, bool) or not isinstance(function, int):
-            raise TypeError(f"function must be an integer, got {function!r}")
-        if not 1 <= function <= self.functions:
-            raise ValueError(f"function must be in 1..{self.functions}, got {function}")
-        inst = seed + 1 if instance is None else instance
-        if isinstance(inst, bool) or not isinstance(inst, int) or inst < 1:
-            raise ValueError(f"instance must be an integer >= 1, got {instance!r}")
-        cocoex = _cocoex()
-        options = f"dimensions:{dim} function_indices:{function} instance_indices:{inst}"
+    def _open(self) -> tuple[Any, Any]:
+        f, d, i = self.function, self.dim, self.instance
+        options = f"dimensions:{d} function_indices:{f} instance_indices:{i}"
         try:
-            #: the suite owns its problems: kept while the problem is used
-            self._suite = cocoex.Suite(self.suite, "", options)
+            suite = cocoex().Suite(self.suite, "", options)
         except Exception as e:  # noqa: BLE001 - cocoex raises plain errors on bad options
-            raise ValueError(f"{self.suite} has no function {function} in d={dim}: {e}") from e
-        if len(self._suite) != 1:
+            raise ValueError(f"{self.suite} has no function {f} in d={d}: {e}") from e
+        if len(suite) != 1:
             raise ValueError(
-                f"{self.suite} has no function {function}, instance index {inst}, d={dim} "
+                f"{self.suite} has no function {f}, instance index {i}, d={d} "
                 "(COCO's suites have instance indices 1..15)"
             )
-        self._p = self._suite[0]
-        self.function, self.instance = function, inst
-        super().__init__(dim, self._p.lower_bounds, self._p.upper_bounds,
-                         noise_std=noise_std, seed=seed)  # fmt: skip
-        self._declare()
+        return suite, suite[0]
 
-    def _declare(self) -> None:
+    def _declare(self, p: Any) -> None:
+        """Declare the outputs of cocoex's problem ``p``."""
         raise NotImplementedError
-
-    def __getstate__(self) -> dict[str, Any]:  # cocoex problems do not pickle: rebuild
-        state = dict(self.__dict__)
-        state.pop("_p")
-        state.pop("_suite")
-        return state
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        fresh = type(self)(self.dim, seed=self.seed, function=self.function,
-                           instance=self.instance)  # fmt: skip
-        self._p, self._suite = fresh._p, fresh._suite
 
 
 class BBOBBiobj(_Coco):
@@ -341,11 +325,11 @@ class BBOBBiobj(_Coco):
     suite = "bbob-biobj"
     functions = 55
 
-    def _declare(self) -> None:
-        self._set_outputs(2, 0, np.asarray(self._p.largest_fvalues_of_interest, dtype=float))
+    def _declare(self, p: Any) -> None:
+        self._set_outputs(2, 0, np.asarray(p.largest_fvalues_of_interest, dtype=float))
 
     def _outputs(self, x: np.ndarray) -> np.ndarray:
-        return np.asarray(self._p(x), dtype=float)
+        return np.asarray(self._coco()(x), dtype=float)
 
 
 class BBOBConstrained(_Coco):
@@ -357,8 +341,9 @@ class BBOBConstrained(_Coco):
     suite = "bbob-constrained"
     functions = 54
 
-    def _declare(self) -> None:
-        self._set_outputs(1, int(self._p.number_of_constraints))
+    def _declare(self, p: Any) -> None:
+        self._set_outputs(1, int(p.number_of_constraints))
 
     def _outputs(self, x: np.ndarray) -> np.ndarray:
-        return np.concatenate([[float(self._p(x))], np.asarray(self._p.constraint(x), float)])
+        p = self._coco()
+        return np.concatenate([[float(p(x))], np.asarray(p.constraint(x), float)])
