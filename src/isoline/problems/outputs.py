@@ -36,6 +36,7 @@ Sources:
 
 from __future__ import annotations
 
+import importlib
 from typing import Any, ClassVar
 
 import numpy as np
@@ -46,7 +47,7 @@ from isoline.problems.coco import CocoProblem, cocoex
 
 __all__ = [
     "DTLZ2", "ZDT1", "ZDT2", "ZDT3", "AckleySCBO", "BBOBBiobj", "BBOBConstrained",
-    "BoTorchConstrained", "BoTorchMultiObjective", "BraninCurrin", "ConstrainedHartmann",
+    "BoTorchProblem", "BraninCurrin", "ConstrainedHartmann",
     "KeaneBump", "OutputsProblem", "PressureVessel", "SpeedReducer",
     "TensionCompressionString", "VehicleSafety", "WeldedBeam",
 ]  # fmt: skip
@@ -110,44 +111,58 @@ def _torch_row(fn: Any, x: np.ndarray) -> np.ndarray:
     return np.asarray(out.reshape(-1).numpy(), dtype=float)
 
 
-class BoTorchMultiObjective(OutputsProblem):
-    """A multi-objective test problem of ``botorch.test_functions`` (all objectives
-    minimized, BoTorch's reference point and maximal hypervolume).
+class BoTorchProblem(OutputsProblem):
+    """A test problem of ``botorch.test_functions``, noise-free: its objectives minimized
+    with BoTorch's reference point and maximal hypervolume when there are several, and
+    its constraint slacks negated (``<= 0`` feasible) when it has constraints. The optimum
+    is BoTorch's known optimal value for one objective in a fixed dimension.
 
-    Subclasses name the BoTorch class (:attr:`source`) and whether it takes ``dim``.
+    Subclasses name the BoTorch class (:attr:`source`, ``"module.Class"`` in
+    ``botorch.test_functions``) and whether it takes ``dim`` (:attr:`takes_dim`).
     """
 
     source: ClassVar[str] = ""
-    takes_dim: ClassVar[bool] = True
+    takes_dim: ClassVar[bool] = False
 
     def __init__(self, dim: int, *, noise_std: float | str = 0.0, seed: int = 0) -> None:
         self._build(dim, noise_std, seed, {"dim": dim} if self.takes_dim else {})
 
     def _build(self, dim: int, noise_std: float | str, seed: int, kw: dict[str, Any]) -> None:
-        from botorch import test_functions as tf
+        from botorch.test_functions.base import ConstrainedBaseTestProblem
 
-        self._f = getattr(tf, self.source)(**kw)
+        module, _, cls = self.source.rpartition(".")
+        self._f = getattr(importlib.import_module(f"botorch.test_functions.{module}"), cls)(**kw)
         lo, hi = self._f.bounds.numpy()
-        super().__init__(dim, lo, hi, noise_std=noise_std, seed=seed)
-        self._set_outputs(int(self._f.num_objectives), 0, self._f.ref_point.numpy(),
+        self._constrained = isinstance(self._f, ConstrainedBaseTestProblem)
+        n_objectives = int(self._f.num_objectives)
+        optimum = None
+        if n_objectives == 1 and not self.takes_dim:
+            optimum = getattr(self._f, "_optimal_value", None)
+        super().__init__(dim, lo, hi, noise_std=noise_std, seed=seed, optimum=optimum)
+        ref_point = self._f.ref_point.numpy() if n_objectives > 1 else None
+        n_constraints = int(self._f.num_constraints) if self._constrained else 0
+        self._set_outputs(n_objectives, n_constraints, ref_point,
                           getattr(self._f, "_max_hv", None))  # fmt: skip
 
     def _outputs(self, x: np.ndarray) -> np.ndarray:
-        return _torch_row(self._f.evaluate_true, x)
+        f = _torch_row(self._f.evaluate_true, x)
+        if not self._constrained:
+            return f
+        return np.concatenate([f, -_torch_row(self._f.evaluate_slack_true, x)])
 
 
-class BraninCurrin(BoTorchMultiObjective):
+class BraninCurrin(BoTorchProblem):
     """BraninCurrin: 2 objectives on ``[0, 1]^2``."""
 
     name = "branin-currin"
-    source, takes_dim = "BraninCurrin", False
+    source = "multi_objective.BraninCurrin"
 
 
-class DTLZ2(BoTorchMultiObjective):
+class DTLZ2(BoTorchProblem):
     """DTLZ2 with ``objectives`` objectives (``2 <= objectives < dim``) on ``[0, 1]^d``."""
 
     name = "dtlz2"
-    source = "DTLZ2"
+    source, takes_dim = "multi_objective.DTLZ2", True
 
     def __init__(
         self, dim: int, *, noise_std: float | str = 0.0, seed: int = 0, objectives: int = 2
@@ -159,102 +174,75 @@ class DTLZ2(BoTorchMultiObjective):
         self._build(dim, noise_std, seed, {"dim": dim, "num_objectives": objectives})
 
 
-class ZDT1(BoTorchMultiObjective):
+class ZDT1(BoTorchProblem):
     """ZDT1: 2 objectives on ``[0, 1]^d``, convex front."""
 
     name = "zdt1"
-    source = "ZDT1"
+    source, takes_dim = "multi_objective.ZDT1", True
 
 
-class ZDT2(BoTorchMultiObjective):
+class ZDT2(BoTorchProblem):
     """ZDT2: 2 objectives on ``[0, 1]^d``, concave front."""
 
     name = "zdt2"
-    source = "ZDT2"
+    source, takes_dim = "multi_objective.ZDT2", True
 
 
-class ZDT3(BoTorchMultiObjective):
+class ZDT3(BoTorchProblem):
     """ZDT3: 2 objectives on ``[0, 1]^d``, disconnected front."""
 
     name = "zdt3"
-    source = "ZDT3"
+    source, takes_dim = "multi_objective.ZDT3", True
 
 
-class VehicleSafety(BoTorchMultiObjective):
+class VehicleSafety(BoTorchProblem):
     """VehicleSafety: 3 objectives on ``[1, 3]^5``."""
 
     name = "vehicle-safety"
-    source, takes_dim = "VehicleSafety", False
+    source = "multi_objective.VehicleSafety"
 
 
-class BoTorchConstrained(OutputsProblem):
-    """A constrained test problem of ``botorch.test_functions`` with one objective
-    (minimized; BoTorch's constraint slacks negated, so ``<= 0`` is feasible). The optimum
-    is BoTorch's known optimal value for the problems with a fixed dimension.
-
-    Subclasses name the BoTorch class (:attr:`source`) and whether it takes ``dim``.
-    """
-
-    source: ClassVar[str] = ""
-    takes_dim: ClassVar[bool] = False
-
-    def __init__(self, dim: int, *, noise_std: float | str = 0.0, seed: int = 0) -> None:
-        from botorch.test_functions import synthetic
-
-        cls = getattr(synthetic, self.source)
-        self._f = cls(dim=dim) if self.takes_dim else cls()
-        lo, hi = self._f.bounds.numpy()
-        optimum = None if self.takes_dim else getattr(self._f, "_optimal_value", None)
-        super().__init__(dim, lo, hi, noise_std=noise_std, seed=seed, optimum=optimum)
-        self._set_outputs(1, int(self._f.num_constraints))
-
-    def _outputs(self, x: np.ndarray) -> np.ndarray:
-        f = _torch_row(self._f.evaluate_true, x)
-        slack = _torch_row(self._f.evaluate_slack_true, x)
-        return np.concatenate([f, -slack])
-
-
-class PressureVessel(BoTorchConstrained):
+class PressureVessel(BoTorchProblem):
     """Pressure vessel design: 4 variables, 4 constraints."""
 
     name = "pressure-vessel"
-    source = "PressureVessel"
+    source = "synthetic.PressureVessel"
 
 
-class WeldedBeam(BoTorchConstrained):
+class WeldedBeam(BoTorchProblem):
     """Welded beam design (one objective): 4 variables, 6 constraints."""
 
     name = "welded-beam"
-    source = "WeldedBeamSO"
+    source = "synthetic.WeldedBeamSO"
 
 
-class TensionCompressionString(BoTorchConstrained):
+class TensionCompressionString(BoTorchProblem):
     """Tension/compression spring design: 3 variables, 4 constraints."""
 
     name = "tension-compression-string"
-    source = "TensionCompressionString"
+    source = "synthetic.TensionCompressionString"
 
 
-class SpeedReducer(BoTorchConstrained):
+class SpeedReducer(BoTorchProblem):
     """Speed reducer design: 7 variables, 11 constraints."""
 
     name = "speed-reducer"
-    source = "SpeedReducer"
+    source = "synthetic.SpeedReducer"
 
 
-class KeaneBump(BoTorchConstrained):
+class KeaneBump(BoTorchProblem):
     """Keane's bump function (minus, so minimized) on ``[0, 10]^d``, 2 constraints; no
     known optimum is used (it depends on ``d``)."""
 
     name = "keane-bump"
-    source, takes_dim = "KeaneBumpFunction", True
+    source, takes_dim = "synthetic.KeaneBumpFunction", True
 
 
-class ConstrainedHartmann(BoTorchConstrained):
+class ConstrainedHartmann(BoTorchProblem):
     """Hartmann-6 with ``||x||_2 <= 1`` (BoTorch's ConstrainedHartmann), on ``[0, 1]^6``."""
 
     name = "constrained-hartmann"
-    source = "ConstrainedHartmann"
+    source = "synthetic.ConstrainedHartmann"
 
 
 class AckleySCBO(OutputsProblem):
