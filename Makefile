@@ -1,5 +1,9 @@
-# isoline: `make demo` runs the bundled comparison, `make test` runs the test suite,
-# `make docs` builds the documentation site into site/ (warnings are errors).
+# isoline: `make demo` runs the bundled comparison, `make test` runs the test suite but
+# the tests marked `slow` (quality checks that run whole optimizations: every method's gain
+# over random search, exact resume of every method in another process, the external-method
+# conformance run, the Ray Tune and Dask examples), `make test-slow` runs just those (CI
+# runs both: .ci/run), `make docs` builds the documentation site into site/ (warnings are
+# errors).
 # Both create .venv on first use. torch is pinned to the CPU build first so that no
 # dependency pulls a multi-GB CUDA wheel.
 PYTHON ?= python3
@@ -13,7 +17,7 @@ STAMP := $(VENV)/.isoline-installed
 # 10 s to 1 s (benchmarks/results/malloc.md).
 MALLOC := MALLOC_MMAP_THRESHOLD_=1073741824 MALLOC_TRIM_THRESHOLD_=1073741824
 
-.PHONY: venv demo test lint docs clean
+.PHONY: venv demo test test-slow lint docs clean
 
 venv: $(STAMP)
 
@@ -28,7 +32,10 @@ demo: $(STAMP)
 	$(MALLOC) $(VENV)/bin/isoline bench src/isoline/configs/demo.yaml --out demo-report --storage demo.db
 
 test: $(STAMP)
-	$(MALLOC) $(PY) -m pytest -n 2 --dist worksteal -p no:cacheprovider --timeout=900 --durations=15
+	$(MALLOC) $(PY) -m pytest -n 2 --dist worksteal -p no:cacheprovider --timeout=900 --durations=15 -m "not slow"
+
+test-slow: $(STAMP)
+	$(MALLOC) $(PY) -m pytest -n 2 --dist worksteal -p no:cacheprovider --timeout=900 --durations=15 -m slow
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests benchmarks packaging examples docs/hooks.py

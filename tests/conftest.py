@@ -21,8 +21,8 @@ if "torch" in sys.modules:  # a plugin loaded it first: the variable is read at 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Run the tests marked ``slow`` first (in their collected order).
 
-    ``make test`` spreads the tests over two xdist workers; a long test that starts last
-    leaves one worker idle while the other finishes it, and longest-first keeps that tail
-    short.
+    ``make test-slow`` (and a bare ``pytest``, which runs every test) spreads them over
+    two xdist workers; a long test that starts last leaves one worker idle while the other
+    finishes it, and longest-first keeps that tail short. ``make test`` leaves them out.
     """
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
