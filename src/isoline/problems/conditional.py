@@ -25,12 +25,12 @@ part of the landscape, not a failure).
 
 from __future__ import annotations
 
-import warnings
 from typing import Any, ClassVar
 
 import numpy as np
 
 from isoline.params import Categorical, Integer, Real, Space
+from isoline.problems.sklearn_hpo import cross_validated
 from isoline.validation import check_choice, check_int
 
 __all__ = ["DATASETS", "CashHPO", "ConditionalHPO", "MlpSolverHPO", "SvmKernelHPO"]
@@ -219,20 +219,16 @@ class ConditionalHPO:
 
     def evaluate(self, config: Any) -> tuple[float, dict[str, Any]]:
         """Cross-validated error of a configuration (a dict of its active parameters)."""
-        from sklearn.model_selection import StratifiedKFold, cross_val_score
+        from sklearn.model_selection import StratifiedKFold
         from sklearn.pipeline import make_pipeline
         from sklearn.preprocessing import StandardScaler
-
-        from isoline.problems.hpo import seeded_single_thread
 
         config = dict(config)
         self.space.encode(config)  # a configuration with inactive or missing parameters raises
         X, y = self._load()
         folds = StratifiedKFold(CV_SPLITS, shuffle=True, random_state=self.seed)
         model = make_pipeline(StandardScaler(), self.estimator(config))
-        with warnings.catch_warnings(), seeded_single_thread(self.seed):
-            warnings.simplefilter("ignore")  # convergence warnings are part of the landscape
-            scores = cross_val_score(model, X, y, scoring="accuracy", cv=folds)
+        scores = cross_validated(model, X, y, "accuracy", folds, self.seed)
         error = 1.0 - float(np.mean(scores))
         if not np.isfinite(error):
             raise FloatingPointError(f"{self.name} on {self.dataset}: error {error} at {config}")

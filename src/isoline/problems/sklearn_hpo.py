@@ -31,8 +31,9 @@ typed parameters would have to run it.
 
 from __future__ import annotations
 
+import contextlib
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -41,7 +42,7 @@ from isoline.params import Categorical, Integer, Real, Space
 from isoline.space import Box
 from isoline.validation import check_bool, check_choice, check_int
 
-__all__ = ["DATASETS", "MODELS", "SklearnHPO", "model_space"]
+__all__ = ["DATASETS", "MODELS", "SklearnHPO", "cross_validated", "model_space", "quiet_fits"]
 
 #: data set -> (loader name in sklearn.datasets, task)
 DATASETS: dict[str, tuple[str, str]] = {
@@ -60,6 +61,26 @@ _SCORERS = {
 }
 MODELS = ("kNN", "SVM", "DT", "RF", "MLP-adam", "MLP-sgd", "ada", "lasso", "linear")
 CV_SPLITS = 5
+
+
+@contextlib.contextmanager
+def quiet_fits(seed: int) -> Iterator[None]:
+    """Fit scikit-learn models on one thread, torch's RNG seeded by ``seed``, and their
+    warnings silenced (a convergence warning is part of the landscape, not a failure)."""
+    from isoline.problems.hpo import seeded_single_thread
+
+    with warnings.catch_warnings(), seeded_single_thread(seed):
+        warnings.simplefilter("ignore")
+        yield
+
+
+def cross_validated(estimator: Any, X: Any, y: Any, scoring: Any, cv: Any, seed: int) -> np.ndarray:
+    """``(k,)`` scores of ``estimator`` on the ``k`` folds ``cv`` of ``X, y`` (scikit-learn's
+    ``cross_val_score``), fitted under :func:`quiet_fits`."""
+    from sklearn.model_selection import cross_val_score
+
+    with quiet_fits(seed):
+        return np.asarray(cross_val_score(estimator, X, y, scoring=scoring, cv=cv))
 
 
 def _tree(ratio: Callable[[float, float], Real]) -> dict[str, Any]:
@@ -268,18 +289,14 @@ class SklearnHPO:
     def evaluate(self, x: Any) -> tuple[float, dict[str, Any]]:
         """Cross-validated loss and the held-out loss (``generalization``) at ``x``."""
         from sklearn.metrics import get_scorer
-        from sklearn.model_selection import cross_val_score
-
-        from isoline.problems.hpo import seeded_single_thread
 
         config = self.config(x)
         X_train, X_test, y_train, y_test = self._split()
         scorer = get_scorer(_SCORERS[self.metric])
-        with warnings.catch_warnings(), seeded_single_thread(self.seed):
-            warnings.simplefilter("ignore")  # convergence warnings are part of the landscape
-            scores = cross_val_score(
-                self._make(**config), X_train, y_train, scoring=scorer, cv=CV_SPLITS
-            )
+        scores = cross_validated(
+            self._make(**config), X_train, y_train, scorer, CV_SPLITS, self.seed
+        )
+        with quiet_fits(self.seed):
             est = self._make(**config).fit(X_train, y_train)
             held_out = -float(scorer(est, X_test, y_test))
         loss = -float(np.mean(scores))
