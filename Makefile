@@ -1,9 +1,9 @@
 # isoline: `make demo` runs the bundled comparison, `make test` runs the test suite but
 # the tests marked `slow` (quality checks that run whole optimizations: every method's gain
 # over random search, exact resume of every method in another process, the external-method
-# conformance run, the Ray Tune and Dask examples), `make test-slow` runs just those (CI
-# runs both: .ci/run), `make docs` builds the documentation site into site/ (warnings are
-# errors).
+# conformance run, the Ray Tune and Dask examples, the Ax peer's conformance checks),
+# `make test-slow` runs just those (CI runs both: .ci/run), `make docs` builds the
+# documentation site into site/ (warnings are errors).
 # Both create .venv on first use. torch is pinned to the CPU build first so that no
 # dependency pulls a multi-GB CUDA wheel.
 PYTHON ?= python3

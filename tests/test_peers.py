@@ -30,8 +30,16 @@ _LEFT_OUT = {
 }
 
 
+#: peers whose every check is marked ``slow`` (run by ``make test-slow`` in CI, not by
+#: ``make test``): Ax fits its own BoTorch models with its defaults at every trial, 15-25 s
+#: of CPU per check (the ask/tell and same-seed checks; SMAC3's: 0.5-2 s)
+_SLOW = {"ax"}
+
+
 class TestEveryPeer(MethodConformance):
-    @pytest.fixture(params=peer_names())
+    @pytest.fixture(
+        params=[pytest.param(n, marks=pytest.mark.slow) if n in _SLOW else n for n in peer_names()]
+    )
     def method(self, request: pytest.FixtureRequest) -> str:
         name = str(request.param)
         if name in _LEFT_OUT.get(request.node.originalname, ()):
