@@ -36,6 +36,7 @@ not feasible.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import torch
@@ -157,6 +158,27 @@ def _negated_objectives(n_objectives: int) -> WeightedMCMultiOutputObjective:
     )
 
 
+def _multi_objective_args(
+    gps: list[GP],
+    X: np.ndarray,
+    n_objectives: int,
+    pending: np.ndarray,
+    sampler: SobolQMCNormalSampler | None,
+) -> dict[str, Any]:
+    """The arguments qLogNEHVI and qLogNParEGO share: the evaluated ``X (n, d)`` as the
+    baseline (pruned), the negated objectives, the constraints after them, pending points."""
+    k = n_objectives
+    return {
+        "X_baseline": torch.as_tensor(X, dtype=DTYPE),
+        "sampler": sampler,
+        "objective": _negated_objectives(k),
+        "constraints": _constraints(k, len(gps) - k) or None,
+        "eta": _eta(gps, k),
+        "X_pending": _pending(pending),
+        "prune_baseline": True,
+    }
+
+
 def reference_point(F: np.ndarray, feasible: np.ndarray | None = None) -> np.ndarray:
     """Reference point of minimized objectives ``F (n, k)``: the nadir of the
     non-dominated rows (the feasible ones, when any is) moved by a tenth of their range
@@ -185,13 +207,7 @@ def hypervolume_log_nei(
     return qLogNoisyExpectedHypervolumeImprovement(
         model_list(gps),
         ref_point=(-torch.as_tensor(ref, dtype=DTYPE)).tolist(),
-        X_baseline=torch.as_tensor(X, dtype=DTYPE),
-        sampler=sampler,
-        objective=_negated_objectives(k),
-        constraints=_constraints(k, len(gps) - k) or None,
-        eta=_eta(gps, k),
-        X_pending=_pending(pending),
-        prune_baseline=True,
+        **_multi_objective_args(gps, X, k, pending, sampler),
     )
 
 
@@ -205,16 +221,8 @@ def parego_log_nei(
     """``qLogNParEGO`` of the minimized objectives under the constraints: noisy log EI of
     an augmented Chebyshev scalarization whose weights BoTorch draws uniformly from the
     simplex (torch's generator: call inside :meth:`Method.torch_rng`)."""
-    k = n_objectives
     return qLogNParEGO(
-        model_list(gps),
-        X_baseline=torch.as_tensor(X, dtype=DTYPE),
-        sampler=sampler,
-        objective=_negated_objectives(k),
-        constraints=_constraints(k, len(gps) - k) or None,
-        eta=_eta(gps, k),
-        X_pending=_pending(pending),
-        prune_baseline=True,
+        model_list(gps), **_multi_objective_args(gps, X, n_objectives, pending, sampler)
     )
 
 
