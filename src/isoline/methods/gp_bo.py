@@ -27,6 +27,7 @@ from botorch.sampling import SobolQMCNormalSampler
 from torch.quasirandom import SobolEngine
 
 from isoline.acquisition import (
+    RelativeFloorLogEI,
     RelativeFloorUCB,
     maximize,
     negated,
@@ -58,6 +59,8 @@ __all__ = ["GPEI", "GPUCB", "GPTS", "PAPER_GP_OPTIONS"]
 
 #: values of the ``discrete_search`` option
 DISCRETE_SEARCHES = ("held", "local")
+#: gp-ei's forms of log expected improvement for one point (see :class:`GPEI`)
+EI_FORMS = ("qlogei", "logei")
 #: the NeuralBO paper's GP for its baselines (squared-exponential kernel, BoTorch's
 #: priors): gp-ucb's and gp-ts's defaults, and gp-ei's before Matern-5/2 with Optuna's priors
 PAPER_GP_OPTIONS: Mapping[str, str] = MappingProxyType({"kernel": "rbf", "priors": "botorch"})
@@ -282,6 +285,10 @@ class GPEI(_GPMethod):
             one point at a time), ``"parego"`` (qLogNParEGO, new random weights for each
             batch point) or ``"auto"`` (:func:`isoline.methods.gp_outputs.mo_acquisition`:
             ParEGO beyond three objectives or a batch of more than four).
+        ei: ``"qlogei"`` (default) or ``"logei"``: BoTorch's analytic
+            ``LogExpectedImprovement`` (Ament et al.) when one point is asked with none
+            pending, as Optuna's GPSampler uses, which needs no Monte-Carlo samples;
+            batches and pending points keep the joint ``qLogExpectedImprovement``.
     """
 
     name = "gp-ei"
@@ -299,10 +306,12 @@ class GPEI(_GPMethod):
         kernel: str = "matern52",
         priors: str = "optuna",
         mo_acquisition: str = "auto",
+        ei: str = "qlogei",
         **options: Any,
     ) -> None:
         super().__init__(dim, kernel=kernel, priors=priors, **options)
         self.mo_acquisition = check_choice(mo_acquisition, "mo_acquisition", MO_ACQUISITIONS)
+        self.ei = check_choice(ei, "ei", EI_FORMS)
 
     def propose(self, q: int) -> np.ndarray:
         if self.Y.shape[1] > 1:
@@ -311,6 +320,10 @@ class GPEI(_GPMethod):
             gp, y = self._fit()
             unit = outside_range_unit(gp.y_scale)  # LogEI's smoothing widths are absolute
             pending = self.pending()
+            acqf: AcquisitionFunction
+            if self.ei == "logei" and q == 1 and not len(pending):
+                acqf = RelativeFloorLogEI(gp.model, best_f=float(y.min()), maximize=False)
+                return self._maximize(acqf, q)
             acqf = qLogExpectedImprovement(
                 gp.model, best_f=-float(y.min()), posterior_transform=negated(),
                 tau_max=TAU_MAX * unit, tau_relu=TAU_RELU * unit, sampler=self._sampler(),
