@@ -32,7 +32,7 @@ from isoline.designs import sobol
 from isoline.space import Box
 from isoline.validation import check_int
 
-__all__ = ["Problem", "Info", "is_noisy"]
+__all__ = ["Problem", "Info", "TypedProblem", "is_noisy"]
 
 Info = dict[str, Any]
 
@@ -259,3 +259,50 @@ class Problem:
             f"{type(self).__name__}(name={self.name!r}, dim={self.dim}, "
             f"noise_std={self.noise_std:g}, seed={self.seed})"
         )
+
+
+class TypedProblem:
+    """A noise-free benchmark objective on configurations (the dicts of a typed
+    :class:`~isoline.params.Space`) whose optimum is not known: what the problem interface
+    asks beyond :attr:`space` and :meth:`evaluate`, written once.
+
+    Subclasses call :meth:`_set_typed` in ``__init__`` and implement :meth:`evaluate`;
+    ``problem(x)`` is ``evaluate(x)``, a ``(value, info)`` pair.
+    """
+
+    name: ClassVar[str] = ""
+    description: ClassVar[str] = ""
+    default_noise_std: ClassVar[float] = 0.0
+    takes_trial_number: ClassVar[bool] = True
+    dim: int
+
+    def _set_typed(self, noise_std: object, seed: object) -> None:
+        """Refuse observation noise and keep ``seed``; no optimum is known."""
+        if noise_std not in (0, 0.0):
+            raise ValueError(f"{self.name} has no observation noise option (noise_std must be 0)")
+        self.seed = check_int(seed, "seed", 0)
+        self.noise_std = 0.0
+        self.optimum: float | None = None
+        self.optimum_x: np.ndarray | None = None
+        self.lower_bound: float | None = None
+        self.spec: dict[str, Any] = {}
+
+    def _check_dim(self, dim: object, what: str) -> None:
+        """``dim`` must be 0 or :attr:`dim`, the number of encoded columns."""
+        if dim not in (0, self.dim):
+            raise ValueError(
+                f"{what} has {self.dim} encoded columns; give dim=0 or {self.dim}, got {dim}"
+            )
+
+    def evaluate(self, x: Any) -> tuple[float, Info]:
+        """The value at the configuration ``x`` and its info dict."""
+        raise NotImplementedError
+
+    def noise_free(self, x: Any) -> float:
+        return self.evaluate(x)[0]
+
+    def __call__(self, x: Any, number: int | None = None) -> Any:
+        return self.evaluate(x)
+
+    def model_hints(self) -> dict[str, Any]:
+        return {}

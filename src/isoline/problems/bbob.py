@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from isoline.problems.base import Info, Problem
+from isoline.problems.base import Info, Problem, TypedProblem
 from isoline.problems.coco import CocoProblem, cocoex
 from isoline.validation import check_int
 
@@ -205,7 +205,7 @@ class BBOBNoisy(CocoProblem, Problem):
         return value, {"noise_free": self._evaluate(x)}
 
 
-class BBOBMixint(CocoProblem):
+class BBOBMixint(CocoProblem, TypedProblem):
     """A ``bbob-mixint`` function, COCO instance ``instance``: in each fifth of the first
     four fifths of the variables integers in ``[0, 1]``, ``[0, 3]``, ``[0, 7]``,
     ``[0, 15]``, the rest real in ``[-5, 5]`` (COCO's bounds), as a typed
@@ -222,8 +222,6 @@ class BBOBMixint(CocoProblem):
     name = "bbob-mixint"
     suite = "bbob-mixint"
     description = "COCO bbob-mixint functions f1..f24, integer and real variables (cocoex)"
-    takes_trial_number = True
-    default_noise_std = 0.0
 
     def __init__(
         self,
@@ -236,10 +234,8 @@ class BBOBMixint(CocoProblem):
     ) -> None:
         from isoline.params import Integer, Real, Space
 
-        if noise_std not in (0, 0.0):
-            raise ValueError("bbob-mixint has no observation noise option (noise_std must be 0)")
+        self._set_typed(noise_std, seed)
         self._set_coco(check_int(dim, "dim", 5), function, range(1, 25), "1..24", instance, seed)
-        self.seed = check_int(seed, "seed", 0)
         fn = self._coco()
         lower, upper = np.asarray(fn.lower_bounds), np.asarray(fn.upper_bounds)
         n_int = int(fn.number_of_integer_variables)
@@ -250,11 +246,6 @@ class BBOBMixint(CocoProblem):
                 for i, (n, lo, hi) in enumerate(zip(self.names, lower, upper))
             }
         )
-        self.noise_std = 0.0
-        self.optimum: float | None = None
-        self.optimum_x = None
-        self.lower_bound: float | None = None
-        self.spec: dict[str, Any] = {}
 
     def noise_free(self, x: Any) -> float:
         """The value at the configuration ``x`` (a mapping from ``x0``, ``x1``, ...)."""
@@ -262,8 +253,8 @@ class BBOBMixint(CocoProblem):
             raise ValueError(f"x must be a mapping with the keys {self.names}, got {x!r}")
         return float(self._coco()(np.array([float(x[n]) for n in self.names])))
 
+    def evaluate(self, x: Any) -> tuple[float, Info]:
+        return self.noise_free(x), {}
+
     def __call__(self, x: Any, number: int | None = None) -> float:
         return self.noise_free(x)
-
-    def model_hints(self) -> dict[str, Any]:
-        return {}

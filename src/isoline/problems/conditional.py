@@ -30,8 +30,9 @@ from typing import Any, ClassVar
 import numpy as np
 
 from isoline.params import Categorical, Integer, Real, Space
+from isoline.problems.base import TypedProblem
 from isoline.problems.sklearn_hpo import cross_validated
-from isoline.validation import check_choice, check_int
+from isoline.validation import check_choice
 
 __all__ = ["DATASETS", "CashHPO", "ConditionalHPO", "MlpSolverHPO", "SvmKernelHPO"]
 
@@ -159,7 +160,7 @@ def cash_model(config: dict[str, Any], seed: int) -> Any:
     return _mlp(config, "mlp_", seed)
 
 
-class ConditionalHPO:
+class ConditionalHPO(TypedProblem):
     """One conditional tuning problem: validation error (minimized) on ``dataset``.
 
     Args:
@@ -168,11 +169,7 @@ class ConditionalHPO:
         seed: the cross-validation folds and every model's ``random_state``.
     """
 
-    name: ClassVar[str] = ""
-    description: ClassVar[str] = ""
     default_dataset: ClassVar[str] = ""
-    takes_trial_number = True
-    default_noise_std = 0.0
 
     def __init__(
         self,
@@ -185,21 +182,12 @@ class ConditionalHPO:
         self.dataset = check_choice(
             self.default_dataset if dataset is None else dataset, "dataset", tuple(DATASETS)
         )
-        if noise_std not in (0, 0.0):
-            raise ValueError(f"{self.name} has no observation noise option (noise_std must be 0)")
-        self.seed = check_int(seed, "seed", 0)
+        self._set_typed(noise_std, seed)
         self.space = self.make_space()
         self.dim = self.space.dim
-        if dim not in (0, self.dim):
-            raise ValueError(
-                f"{self.name} has {self.dim} encoded columns; give dim=0 or {self.dim}, got {dim}"
-            )
-        self.noise_std = 0.0
-        self.optimum: float | None = None
-        self.optimum_x = None
+        self._check_dim(dim, self.name)
         #: an error rate is at least 0
-        self.lower_bound: float | None = 0.0
-        self.spec: dict[str, Any] = {}
+        self.lower_bound = 0.0
         self._data: tuple[np.ndarray, np.ndarray] | None = None
 
     def make_space(self) -> Space:
@@ -233,15 +221,6 @@ class ConditionalHPO:
         if not np.isfinite(error):
             raise FloatingPointError(f"{self.name} on {self.dataset}: error {error} at {config}")
         return error, {"fold_errors": [1.0 - float(s) for s in scores]}
-
-    def noise_free(self, x: Any) -> float:
-        return self.evaluate(x)[0]
-
-    def __call__(self, x: Any, number: int | None = None) -> tuple[float, dict[str, Any]]:
-        return self.evaluate(x)
-
-    def model_hints(self) -> dict[str, Any]:
-        return {}
 
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()

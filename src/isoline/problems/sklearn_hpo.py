@@ -39,8 +39,9 @@ from typing import Any
 import numpy as np
 
 from isoline.params import Categorical, Integer, Real, Space
+from isoline.problems.base import TypedProblem
 from isoline.space import Box
-from isoline.validation import check_bool, check_choice, check_int
+from isoline.validation import check_bool, check_choice
 
 __all__ = ["DATASETS", "MODELS", "SklearnHPO", "cross_validated", "model_space", "quiet_fits"]
 
@@ -207,7 +208,7 @@ def _estimator(model: str, task: str, metric: str, seed: int) -> Callable[..., A
     return lambda **c: linear_model.Ridge(solver="auto", **c)
 
 
-class SklearnHPO:
+class SklearnHPO(TypedProblem):
     """One bayesmark problem: tune ``model`` on ``dataset`` for ``metric`` (minimized).
 
     Args:
@@ -224,8 +225,6 @@ class SklearnHPO:
 
     name = "hpo-sklearn"
     description = "scikit-learn model tuning by 5-fold CV (bayesmark's design)"
-    takes_trial_number = True
-    default_noise_std = 0.0
 
     def __init__(
         self,
@@ -245,26 +244,16 @@ class SklearnHPO:
         self.metric = METRICS[self.task][0] if metric is None else metric
         check_choice(self.metric, f"metric for {self.dataset}", METRICS[self.task])
         self.relaxed = check_bool(relaxed, "relaxed")
-        if noise_std not in (0, 0.0):
-            raise ValueError("hpo-sklearn has no observation noise option (noise_std must be 0)")
-        self.seed = check_int(seed, "seed", 0)
+        self._set_typed(noise_std, seed)
         self.logit = check_bool(logit, "logit")
         self.typed_space = model_space(self.model, self.task, self.logit)
         self.dim = self.typed_space.dim
-        if dim not in (0, self.dim):
-            raise ValueError(
-                f"hpo-sklearn {self.model} has {self.dim} encoded columns; give dim=0 or "
-                f"{self.dim}, got {dim}"
-            )
+        self._check_dim(dim, f"hpo-sklearn {self.model}")
         self.space: Box | Space = (
             Box(np.zeros(self.dim), np.ones(self.dim)) if self.relaxed else self.typed_space
         )
-        self.noise_std = 0.0
-        self.optimum: float | None = None
-        self.optimum_x = None
         #: accuracy is at most 1, so its loss is at least -1; other losses are unbounded
-        self.lower_bound: float | None = -1.0 if self.metric == "acc" else None
-        self.spec: dict[str, Any] = {}
+        self.lower_bound = -1.0 if self.metric == "acc" else None
         self._loader = loader
         self._data: tuple[np.ndarray, ...] | None = None
         self._make = _estimator(self.model, self.task, self.metric, self.seed)
@@ -303,12 +292,3 @@ class SklearnHPO:
         if not np.isfinite(loss):
             raise FloatingPointError(f"{self.model} on {self.dataset}: loss {loss} at {config}")
         return loss, {"generalization": held_out}
-
-    def noise_free(self, x: Any) -> float:
-        return self.evaluate(x)[0]
-
-    def __call__(self, x: Any, number: int | None = None) -> tuple[float, dict[str, Any]]:
-        return self.evaluate(x)
-
-    def model_hints(self) -> dict[str, Any]:
-        return {}
