@@ -125,6 +125,7 @@ def test_ucb_beta_schedule() -> None:
         ("gp-ucb", dict(priors="optuna", log_params=True), "priors='optuna'"),
         ("gp-ei", dict(log_params=True), "needs priors='botorch'"),
         ("gp-ei", dict(discrete_search="all"), "discrete_search"),
+        ("gp-ei", dict(ei="ei"), "ei"),
         ("la-minucb", dict(fit_ftol=-1.0), "fit_ftol"),
         ("la-minucb", dict(log_params="yes"), "log_params"),
     ],
@@ -347,3 +348,36 @@ def test_an_extra_start_at_a_point_is_searched_from_there() -> None:
         maximize(acqf, 2, q=2, extra_starts=np.array([[0.5, 0.5]]))
     with pytest.raises(ValueError, match="extra_starts must have shape"):
         maximize(acqf, 2, extra_starts=np.array([0.5, 0.5]))
+
+
+def test_gp_ei_analytic_log_ei_for_one_point_without_pending(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from botorch.acquisition import qLogExpectedImprovement
+
+    from isoline.acquisition import RelativeFloorLogEI
+    from isoline.methods.gp_bo import GPEI
+
+    used: list[type] = []
+    real = GPEI._maximize
+
+    def record(self, acqf, q, sequential=False):
+        used.append(type(acqf))
+        return real(self, acqf, q, sequential)
+
+    monkeypatch.setattr(GPEI, "_maximize", record)
+    m = make_method("gp-ei", 2, seed=0, n_init=4, ei="logei")
+    X = m.ask(4)
+    m.tell(X, quadratic(X))
+    first = m.ask()  # one point, none pending: analytic
+    m.ask()  # one point with the first pending: joint MC
+    m.tell(first, quadratic(first))
+    assert used == [RelativeFloorLogEI, qLogExpectedImprovement]
+    m.ask(2)  # a batch: joint MC
+    assert used[-1] is qLogExpectedImprovement
+    default = make_method("gp-ei", 2, seed=0, n_init=4)
+    default.tell(X, quadratic(X))
+    default.ask()
+    assert used[-1] is qLogExpectedImprovement  # the default keeps qLogEI
+    assert run("gp-ei", 0, budget=16, ei="logei") < 0.05
+    assert run("gp-ei", 1, budget=12, ei="logei") == run("gp-ei", 1, budget=12, ei="logei")
