@@ -22,6 +22,7 @@ of one point get independent noise.
 from __future__ import annotations
 
 import hashlib
+import importlib
 import math
 import re
 from typing import Any, ClassVar
@@ -32,7 +33,7 @@ from isoline.designs import sobol
 from isoline.space import Box
 from isoline.validation import check_int
 
-__all__ = ["Problem", "Info", "TypedProblem", "is_noisy"]
+__all__ = ["Problem", "Info", "TypedProblem", "is_noisy", "optional_import"]
 
 Info = dict[str, Any]
 
@@ -42,6 +43,15 @@ def is_noisy(problem: Any) -> bool:
     attribute if it has one (noise of the problem's own, such as COCO's), else whether its
     ``noise_std`` is positive."""
     return bool(getattr(problem, "noisy", False) or getattr(problem, "noise_std", 0.0))
+
+
+def optional_import(module: str, install: str) -> Any:
+    """The module ``module``, or an ImportError that starts with ``install`` (which extra
+    of isoline provides it); for problems that need an optional package."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as e:
+        raise ImportError(f"{install} ({e})") from None
 
 
 _RANGE_NOISE = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*%\s*range\s*$")

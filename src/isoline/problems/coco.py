@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Any, ClassVar
 
+from isoline.problems.base import optional_import
+
 __all__ = ["CocoProblem", "check_function", "cocoex", "instance_of", "suite_problem"]
 
 _INSTALL = 'the BBOB problems need COCO: pip install "isoline[bbob]" (coco-experiment)'
@@ -21,11 +23,7 @@ _INSTALL = 'the BBOB problems need COCO: pip install "isoline[bbob]" (coco-exper
 
 def cocoex() -> Any:
     """The ``cocoex`` module, or an ImportError saying which extra provides it."""
-    try:
-        import cocoex as module
-    except ImportError as e:
-        raise ImportError(f"{_INSTALL} ({e})") from None
-    return module
+    return optional_import("cocoex", _INSTALL)
 
 
 def check_function(function: object, allowed: Collection[int], what: str) -> int:

@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from isoline.problems.base import Info, Problem
+from isoline.problems.base import Info, Problem, optional_import
 
 __all__ = ["Push4", "Push14"]
 
@@ -43,11 +43,7 @@ _SETTLE_STEPS = 100
 
 
 def _box2d() -> Any:
-    try:
-        import Box2D
-    except ImportError as e:
-        raise ImportError(f"{_INSTALL} ({e})") from None
-    return Box2D
+    return optional_import("Box2D", _INSTALL)
 
 
 class _Table:

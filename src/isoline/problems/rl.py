@@ -35,7 +35,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from isoline.problems.base import Info, Problem
+from isoline.problems.base import Info, Problem, optional_import
 
 __all__ = ["CartPole", "Hopper", "LinearPolicyProblem", "Swimmer"]
 
@@ -43,11 +43,7 @@ _INSTALL = 'the RL problems need gymnasium with MuJoCo: pip install "isoline[rl]
 
 
 def _import_gymnasium() -> Any:
-    try:
-        import gymnasium
-    except ImportError as e:
-        raise ImportError(f"{_INSTALL} ({e})") from None
-    return gymnasium
+    return optional_import("gymnasium", _INSTALL)
 
 
 class LinearPolicyProblem(Problem):
