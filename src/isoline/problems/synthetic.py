@@ -43,6 +43,8 @@ class SyntheticProblem(Problem):
 
     default_bounds: ClassVar[tuple[float, float]] = (-2.0, 2.0)
     min_dim: ClassVar[int] = 1
+    #: every coordinate of the known minimizer, when they are all the same
+    minimizer_coordinate: ClassVar[float | None] = None
 
     def __init__(
         self,
@@ -74,7 +76,8 @@ class SyntheticProblem(Problem):
     @classmethod
     def minimizer(cls, dim: int) -> np.ndarray | None:
         """The known global minimizer ``(d,)``, where the function is 0 (``None`` if unknown)."""
-        return None
+        c = cls.minimizer_coordinate
+        return None if c is None else np.full(dim, c)
 
     def _evaluate(self, x: np.ndarray) -> float:
         return float(self.f(x[None, :])[0])
@@ -91,6 +94,7 @@ class Ackley(SyntheticProblem):
 
     name = "ackley"
     description = "Ackley, [-2,2]^d (BKOP Table 4); min 0 at x = 0"
+    minimizer_coordinate = 0.0
 
     @staticmethod
     def f(X: np.ndarray) -> np.ndarray:
@@ -98,16 +102,13 @@ class Ackley(SyntheticProblem):
         c = np.mean(np.cos(2 * np.pi * X), axis=1)
         return -20.0 * np.exp(-0.2 * r) - np.exp(c) + 20.0 + math.e
 
-    @classmethod
-    def minimizer(cls, dim: int) -> np.ndarray:
-        return np.zeros(dim)
-
 
 class Levy(SyntheticProblem):
     """Levy with ``w = 1 + (x - 1) / 4``; min 0 at ``x = 1``."""
 
     name = "levy"
     description = "Levy, [-10,10]^d (BKOP Table 4); min 0 at x = 1"
+    minimizer_coordinate = 1.0
     default_bounds = (-10.0, 10.0)
 
     @staticmethod
@@ -119,25 +120,18 @@ class Levy(SyntheticProblem):
         tail = (W[:, -1] - 1.0) ** 2 * (1.0 + np.sin(2.0 * np.pi * W[:, -1]) ** 2)
         return head + mid + tail
 
-    @classmethod
-    def minimizer(cls, dim: int) -> np.ndarray:
-        return np.ones(dim)
-
 
 class Rosenbrock(SyntheticProblem):
     """Rosenbrock ``sum 100 (x_{i+1} - x_i^2)^2 + (1 - x_i)^2``; min 0 at ``x = 1``."""
 
     name = "rosenbrock"
     description = "Rosenbrock, [-2,2]^d (BKOP Table 4); min 0 at x = 1"
+    minimizer_coordinate = 1.0
     min_dim = 2
 
     @staticmethod
     def f(X: np.ndarray) -> np.ndarray:
         return np.sum(100.0 * (X[:, 1:] - X[:, :-1] ** 2) ** 2 + (1.0 - X[:, :-1]) ** 2, axis=1)
-
-    @classmethod
-    def minimizer(cls, dim: int) -> np.ndarray:
-        return np.ones(dim)
 
 
 class Nesterov(SyntheticProblem):
@@ -145,6 +139,7 @@ class Nesterov(SyntheticProblem):
 
     name = "nesterov"
     description = "Nesterov, [-2,2]^d (BKOP Table 4); min 0 at x = 1"
+    minimizer_coordinate = 1.0
 
     @staticmethod
     def f(X: np.ndarray) -> np.ndarray:
@@ -152,16 +147,13 @@ class Nesterov(SyntheticProblem):
             np.abs(X[:, 1:] - 2.0 * np.abs(X[:, :-1]) + 1.0), axis=1
         )
 
-    @classmethod
-    def minimizer(cls, dim: int) -> np.ndarray:
-        return np.ones(dim)
-
 
 class DifferentPowers(SyntheticProblem):
     """Different-Powers ``sum |x_i|^(2 + 10 (i-1)/(d-1))``; min 0 at ``x = 0``."""
 
     name = "different-powers"
     description = "Different-Powers, [-2,2]^d (BKOP Table 4); min 0 at x = 0"
+    minimizer_coordinate = 0.0
     min_dim = 2
 
     @staticmethod
@@ -169,10 +161,6 @@ class DifferentPowers(SyntheticProblem):
         d = X.shape[1]
         powers = 2.0 + 10.0 * np.arange(d) / (d - 1)
         return np.sum(np.abs(X) ** powers, axis=1)
-
-    @classmethod
-    def minimizer(cls, dim: int) -> np.ndarray:
-        return np.zeros(dim)
 
 
 class DixonPrice(SyntheticProblem):
