@@ -100,9 +100,11 @@ def test_resume_with_other_constraints_is_refused(tmp_path: Path) -> None:
 def test_auto_falls_back_to_gp_ei_and_says_why() -> None:
     space = iso.Space({"a": iso.Real(0.0, 1.0), "b": iso.Real(0.0, 1.0)},
                       constraints=[iso.Linear({"a": 1.0, "b": 1.0}, upper=1.0)])  # fmt: skip
-    method, _, choice = resolve("auto", space, 1, {}, budget=3)  # design-only: sobol
+    method, _, choice = resolve("auto", space, 2, {}, budget=40)  # batch: bkop
     assert method == "gp-ei" and choice is not None
-    assert "linear constraints are not handled by sobol" in choice.reason
+    assert "linear constraints are not handled by bkop" in choice.reason
+    method, _, _ = resolve("auto", space, 1, {}, budget=3)  # design-only: sobol handles them
+    assert method == "sobol"
     method, _, _ = resolve("auto", space, 1, {}, budget=200)  # low-dim-local: cobyqa
     assert method == "cobyqa"
 

@@ -146,35 +146,66 @@ class UnitConstraints:
             U[i] = self.centre + 0.999 * t * step  # a safe margin away from the boundary
         return U
 
-    def sample(self, draw: Callable[[int], np.ndarray], n: int, seed: int) -> np.ndarray:
-        """``(n, dim)`` feasible points: the first feasible rows of ``draw(m)`` (a design
-        whose first rows do not depend on ``m``, such as a Sobol sequence or a generator's
-        uniform draws), with ``m`` grown up to a limit; if that finds fewer than ``n``, the
-        rest are hit-and-run samples seeded by ``seed``."""
+    def sample(
+        self,
+        draw: Callable[[int], np.ndarray],
+        n: int,
+        seed: int,
+        *,
+        start: int = 0,
+        bounds: np.ndarray | None = None,
+        thinning: int = 32,
+    ) -> np.ndarray:
+        """``(n, dim)`` feasible points: the feasible rows ``start`` to ``start + n`` of
+        ``draw(m)`` (a design whose first rows do not depend on ``m``, such as a Sobol
+        sequence or a generator's uniform draws, so successive ``start`` walk one
+        sequence of feasible points), with ``m`` grown up to a limit; if that finds fewer
+        than ``n``, the rest are hit-and-run samples seeded by ``seed``.
+
+        Args:
+            bounds: ``(2, dim)`` lower and upper rows of a box inside the cube that every
+                row of ``draw`` lies in (e.g. a trust region); the hit-and-run samples are
+                then drawn from the part of the feasible region inside it, which must
+                hold a feasible point. ``None``: the whole cube.
+            thinning: steps of the hit-and-run chain between two samples kept (BoTorch's
+                default 32 makes them nearly independent; a candidate set scored by a
+                method needs coverage more than independence and may take 1, every step
+                of the chain, which costs 32 times less).
+        """
         if n <= 0:
             return np.empty((0, self.dim))
-        m = max(64, 2 * n)
+        need = start + n
+        m = max(64, 2 * need)
         while True:
             X = np.atleast_2d(np.asarray(draw(m), dtype=float))
             ok = X[self.feasible(X, 0.0)]
-            if len(ok) >= n or m >= _MAX_DRAWS:
+            if len(ok) >= need or m >= _MAX_DRAWS:
                 break
             m *= 4
-        if len(ok) >= n:
-            return ok[:n].copy()
-        return np.vstack([ok, self.polytope_samples(n - len(ok), seed)])
+        ok = ok[start:need]
+        if len(ok) == n:
+            return ok.copy()
+        return np.vstack([ok, self.polytope_samples(n - len(ok), seed, bounds, thinning)])
 
-    def polytope_samples(self, n: int, seed: int) -> np.ndarray:
-        """``(n, dim)`` points of the feasible region from BoTorch's hit-and-run sampler."""
+    def polytope_samples(
+        self, n: int, seed: int, bounds: np.ndarray | None = None, thinning: int = 32
+    ) -> np.ndarray:
+        """``(n, dim)`` points of the feasible region (inside the box ``bounds``, ``(2, dim)``,
+        when given) from BoTorch's hit-and-run sampler, keeping one step in ``thinning``."""
         import torch
         from botorch.utils.sampling import get_polytope_samples
 
-        bounds = torch.stack([torch.zeros(self.dim), torch.ones(self.dim)]).double()
+        if bounds is None:
+            B = torch.stack([torch.zeros(self.dim), torch.ones(self.dim)]).double()
+        else:
+            B = torch.as_tensor(np.asarray(bounds, dtype=float)).reshape(2, self.dim)
         with torch.random.fork_rng(devices=[]):
             S = get_polytope_samples(
-                n, bounds, inequality_constraints=self.botorch(), seed=seed, n_burnin=200
-            )
-        return self.repair(np.clip(S.numpy().astype(float), 0.0, 1.0))
+                n, B, inequality_constraints=self.botorch(), seed=seed, n_burnin=200,
+                n_thinning=thinning,
+            )  # fmt: skip
+        lo, hi = B.numpy()
+        return self.repair(np.clip(S.numpy().astype(float), lo, hi))
 
     def botorch(self) -> list[tuple[Any, Any, float]]:
         """The constraints as BoTorch's ``inequality_constraints`` take them: a list of

@@ -40,7 +40,15 @@ class RandomSearch(Method):
 
 @register
 class SobolSearch(Method):
-    """Points of one scrambled Sobol sequence (scipy.stats.qmc), seeded by ``seed``."""
+    """Points of one scrambled Sobol sequence (scipy.stats.qmc), seeded by ``seed``.
+
+    On a space with known linear constraints it serves the feasible points of that
+    sequence in order (the infeasible ones are skipped, so the points kept are a
+    low-discrepancy set of the feasible region as far as the sequence covers it). When
+    the feasible share is so small that the first ``2^14`` points of the sequence hold
+    too few of them, the rest come from the hit-and-run polytope sampler the initial
+    designs use (:meth:`~isoline.input_constraints.UnitConstraints.sample`).
+    """
 
     name = "sobol"
     summary = "scrambled Sobol points"
@@ -48,10 +56,15 @@ class SobolSearch(Method):
     paper = "Sobol', USSR Comput. Math. 1967; Owen scrambling"
     needs_data = False
     adaptive = False
+    supports_input_constraints = True
 
     def propose(self, q: int) -> np.ndarray:
-        start = self.n_asked - self.n_init
-        return sobol(start + q, self.dim, seed=self.seed)[start:]
+        start = max(self.n_asked - self.n_init, 0)  # known points may replace design ones
+        if self.input_constraints is None:
+            return sobol(start + q, self.dim, seed=self.seed)[start:]
+        return self.input_constraints.sample(
+            lambda m: sobol(m, self.dim, seed=self.seed), q, self.seed + start, start=start
+        )
 
 
 #: candidates (in population sizes) drawn for one ask before infeasible ones are repaired

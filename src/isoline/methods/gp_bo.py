@@ -404,6 +404,12 @@ class GPTS(_GPMethod):
     AISTATS 2021), constrained Thompson sampling inside a trust region, or gp-ei's
     constrained noisy log EI does not already offer, through BoTorch.
 
+    On a space with known linear constraints the candidates are the feasible points of
+    the Sobol sequence (hit-and-run polytope samples when few are feasible,
+    :meth:`~isoline.input_constraints.UnitConstraints.sample`), so each sample's argmax
+    is feasible, and the refinement searches under the same constraints (a refined point
+    replaces the candidate only if it is feasible and no worse on that sample).
+
     Options:
         n_candidates: Sobol candidates per proposal.
         refine: polish each sample's best candidate with L-BFGS-B (integer and
@@ -414,6 +420,7 @@ class GPTS(_GPMethod):
     name = "gp-ts"
     summary = "GP Thompson sampling"
     paper = "Chowdhury & Gopalan, ICML 2017 (GP-TS); Wilson et al., ICML 2020 (pathwise)"
+    supports_input_constraints = True
 
     def __init__(
         self,
@@ -440,10 +447,7 @@ class GPTS(_GPMethod):
             acqf = PathwiseThompsonSampling(
                 gp.model, objective=LinearMCObjective(-torch.ones(1, dtype=torch.float64))
             )
-            seed = int(torch.randint(2**31 - 1, (1,)))
-            C = SobolEngine(self.dim, scramble=True, seed=seed).draw(
-                self.n_candidates, dtype=torch.float64
-            )
+            C = torch.as_tensor(self._candidates(int(torch.randint(2**31 - 1, (1,)))))
             with torch.no_grad():
                 # (N, q): value of sample path j at candidate i; the first call draws
                 # q independent sample paths
@@ -454,7 +458,10 @@ class GPTS(_GPMethod):
                 X, _ = maximize(
                     acqf, self.dim, q, initial_conditions=X0.unsqueeze(0).numpy(),
                     discrete=None if self.space is None else self.space.discrete_columns,
+                    constraints=self.input_constraints,
                 )  # fmt: skip
+                if self.input_constraints is not None:  # a solver's slack or a fallback
+                    X = self.input_constraints.repair(X)
                 # keep a refined point only if its own path value did not get worse
                 with torch.no_grad():
                     v_new = acqf._pathwise_forward(torch.as_tensor(X).unsqueeze(0)).reshape(-1)
@@ -463,6 +470,18 @@ class GPTS(_GPMethod):
             else:
                 X = X0.numpy().copy()
             return _dedupe(X, C.numpy(), order.numpy())
+
+    def _candidates(self, seed: int) -> np.ndarray:
+        """``(n_candidates, d)`` scrambled Sobol points seeded by ``seed``: the first ones,
+        or the first feasible ones on a space with linear constraints."""
+
+        def draw(m: int) -> np.ndarray:
+            engine = SobolEngine(self.dim, scramble=True, seed=seed)
+            return engine.draw(m, dtype=torch.float64).numpy()
+
+        if self.input_constraints is None:
+            return draw(self.n_candidates)
+        return self.input_constraints.sample(draw, self.n_candidates, seed, thinning=1)
 
 
 def _dedupe(X: np.ndarray, C: np.ndarray, order: np.ndarray, tol: float = 1e-9) -> np.ndarray:

@@ -21,6 +21,13 @@ judged feasibility first (the best feasible, else the least total violation), an
 batch is a success when it improves on that order. A failed evaluation imputes as
 infeasible (:func:`isoline.methods.gp_outputs.impute_outputs`) and never counts as a
 success.
+
+On a space with known linear constraints every candidate lies in the intersection of the
+TR box and the feasible polytope: the perturbed Sobol candidates that satisfy the
+constraints, in order, and, when too few do, hit-and-run samples of that intersection
+(:meth:`~isoline.input_constraints.UnitConstraints.sample` with the TR box as bounds);
+the TR is centred at the best point moved into the feasible region if it lies outside
+(a point told from elsewhere), and restart designs are feasible Sobol points.
 """
 
 from __future__ import annotations
@@ -93,6 +100,7 @@ class TuRBO(Method):
     family = "local BO"
     paper = "Eriksson et al., NeurIPS 2019 (TuRBO-1); Eriksson & Poloczek, AISTATS 2021 (SCBO)"
     supports_constraints = True
+    supports_input_constraints = True
 
     def __init__(
         self,
@@ -159,8 +167,8 @@ class TuRBO(Method):
             return self._constrained_thompson(q)
         X, y = self.data()
         X, y = X[self._run_start :], y[self._run_start :]
-        if len(y) < 2:  # a run needs data: fall back to uniform points in the TR
-            return self.rng.random((q, self.dim))
+        if len(y) < 2:  # a run needs data: fall back to uniform points
+            return self.uniform(q)
         with self.torch_rng() as seed:
             refit = self._gp_state is None or len(y) >= (1.0 + self.refit_growth) * self._fit_n
             gp = self._fit_gp(X, y, refit, self._gp_state)
@@ -187,16 +195,43 @@ class TuRBO(Method):
 
     def _candidates(self, x0: np.ndarray, ls: np.ndarray, seed: int) -> np.ndarray:
         """Sobol candidates in the TR around ``x0`` shaped by the lengthscales ``ls``,
-        each coordinate perturbed with probability ``min(1, 20 / d)``."""
-        d = self.dim
+        each coordinate perturbed with probability ``min(1, 20 / d)``; on a space with
+        linear constraints, candidates in the TR's part of the feasible region."""
+        lin = self.input_constraints
+        if lin is not None:
+            x0 = lin.repair(x0[None])[0]
         w = ls / np.exp(np.mean(np.log(ls)))
         lb = np.clip(x0 - w * self.length / 2, 0.0, 1.0)
         ub = np.clip(x0 + w * self.length / 2, 0.0, 1.0)
-        U = SobolEngine(d, scramble=True, seed=seed).draw(self.n_candidates, dtype=torch.float64)
+        if lin is None:
+            return self._perturbed(x0, lb, ub, self.n_candidates, seed, self.rng, self.rng)
+
+        def draw(m: int) -> np.ndarray:  # its first rows do not depend on m
+            rngs = np.random.default_rng([seed, 0]), np.random.default_rng([seed, 1])
+            return self._perturbed(x0, lb, ub, m, seed, *rngs)
+
+        box = np.stack([lb, ub])
+        return lin.sample(draw, self.n_candidates, seed, bounds=box, thinning=1)
+
+    def _perturbed(
+        self,
+        x0: np.ndarray,
+        lb: np.ndarray,
+        ub: np.ndarray,
+        n: int,
+        seed: int,
+        mask_rng: np.random.Generator,
+        pick_rng: np.random.Generator,
+    ) -> np.ndarray:
+        """``n`` scrambled Sobol points of the box ``[lb, ub]``, each coordinate taken from
+        them with probability ``min(1, 20 / d)`` (``mask_rng``) and else from ``x0``; a
+        point left equal to ``x0`` gets one coordinate chosen by ``pick_rng``."""
+        d = self.dim
+        U = SobolEngine(d, scramble=True, seed=seed).draw(n, dtype=torch.float64)
         pert = lb + (ub - lb) * U.numpy()
-        mask = self.rng.random((self.n_candidates, d)) <= min(1.0, 20.0 / d)
+        mask = mask_rng.random((n, d)) <= min(1.0, 20.0 / d)
         empty = ~mask.any(axis=1)
-        mask[empty, self.rng.integers(d, size=int(empty.sum()))] = True
+        mask[empty, pick_rng.integers(d, size=int(empty.sum()))] = True
         return np.where(mask, pert, x0)
 
     def _constrained_thompson(self, q: int) -> np.ndarray:
@@ -206,7 +241,7 @@ class TuRBO(Method):
         the sample deems none feasible."""
         X, Y = self.X[self._run_start :], self.Y[self._run_start :]
         if np.isfinite(Y).all(axis=1).sum() < 2:
-            return self.rng.random((q, self.dim))
+            return self.uniform(q)
         Y = impute_outputs(Y, 1)
         Y[:, 1:] = bilog(Y[:, 1:])
         with self.torch_rng() as seed:
@@ -290,4 +325,9 @@ class TuRBO(Method):
         self._gp_state = self._gp_states = None
         n = max(self.n_init, 2)
         self._run_design = n
-        self._queue = list(sobol(n, self.dim, seed=self.seed + 7919 * self.n_restarts))
+        seed = self.seed + 7919 * self.n_restarts
+        if self.input_constraints is None:
+            self._queue = list(sobol(n, self.dim, seed=seed))
+        else:
+            design = lambda m: sobol(m, self.dim, seed=seed)  # noqa: E731
+            self._queue = list(self.input_constraints.sample(design, n, seed))
