@@ -23,6 +23,7 @@ EPILOG = """examples:
   isoline run --problem ackley --dim 5 --method gp-ei --budget 40
   isoline run --problem levy --dim 6 --method cma-es --budget 200 --study my-run
   isoline run --problem hpo-sklearn -p model=RF -p dataset=digits --budget 40
+  isoline run --problem vehicle-safety --method gp-ei --budget 30   (Pareto front, hypervolume)
                                                     (run it again to resume after Ctrl-C)
   isoline bench src/isoline/configs/demo.yaml --out report/
   isoline report src/isoline/configs/demo.yaml --out report/
@@ -76,6 +77,7 @@ def cmd_problems(args: argparse.Namespace) -> int:
 
 def cmd_run(args: argparse.Namespace) -> int:
     import isoline as iso
+    from isoline.bench.problem_spec import cli_objective, outcome_lines, reference_for
     from isoline.bench.runner import ProblemObjective
     from isoline.methods.registry import resolve_name
     from isoline.problems.base import is_noisy
@@ -87,6 +89,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.noise_std:
         kwargs["noise_std"] = args.noise_std
     problem = iso.problems.get(args.problem, **kwargs, **_options(args.problem_option))
+    objective = cli_objective(problem, args.direction, args.directions)
+    ref, ref_source = reference_for(problem, objective, args.ref_point)
     tag = "".join(f"-{k}={v}" for k, v in _options(args.problem_option).items())
     study = args.study or f"{args.problem}{tag}-{problem.dim}d/{args.method}/seed{args.seed}"
     options = _options(args.option)
@@ -95,7 +99,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     res = iso.optimize(
         ProblemObjective(problem),
         problem.space,
-        direction=args.direction,
+        direction=objective,
         method=args.method,
         budget=args.budget,
         seed=args.seed,
@@ -114,20 +118,26 @@ def cmd_run(args: argparse.Namespace) -> int:
     print(f"study {res.study!r} in {res.storage}: {res.n_evals} evaluations, {res.n_failed} failed")
     if res.stop_reason.startswith("max_time"):
         print(f"stopped: {res.stop_reason}")
-    if isinstance(res.x, np.ndarray):
-        print(f"best value {res.fun:.6g} at x = {np.array2string(res.x, precision=5)}")
-    else:
-        print(f"best value {res.fun:.6g} at {res.x}")
-    opt = getattr(problem, "optimum", None)
-    if opt is not None and res.direction == "minimize":
-        print(f"known optimum {opt:.6g}; simple regret {res.fun - opt:.4g}")
+    for line in outcome_lines(res, problem, ref, ref_source):
+        print(line)
+    if objective.n_objectives == 1 and res.feasible_found:
+        if isinstance(res.x, np.ndarray):
+            print(f"best value {res.fun:.6g} at x = {np.array2string(res.x, precision=5)}")
+        else:
+            print(f"best value {res.fun:.6g} at {res.x}")
+        opt = getattr(problem, "optimum", None)
+        if opt is not None and res.direction == "minimize":
+            print(f"known optimum {opt:.6g}; simple regret {res.fun - opt:.4g}")
     if args.plot:
         import matplotlib
 
+        from isoline.visualization import plot_hypervolume_history
+
         matplotlib.use("Agg")
-        ax = res.plot()
+        several = objective.n_objectives > 1 and res.feasible_found
+        ax = plot_hypervolume_history(res, ref=ref) if several else res.plot()
         ax.figure.savefig(args.plot, dpi=110)
-        print(f"convergence plot written to {args.plot}")
+        print(f"plot written to {args.plot}")
     return 0
 
 
@@ -347,8 +357,14 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--method", default=AUTO,
                    help="method name, or 'auto' (default; see `isoline methods`)")  # fmt: skip
     s.add_argument("--budget", type=int, default=50, help="number of evaluations")
-    s.add_argument("--direction", default="minimize",
+    s.add_argument("--direction", default=None,
                    help="minimize (default) or maximize the problem's value")  # fmt: skip
+    s.add_argument("--directions", metavar="D1,D2,...",
+                   help="one direction per objective of a problem with several, e.g. "
+                        "minimize,maximize (default: the problem's own, all minimize)")  # fmt: skip
+    s.add_argument("--ref-point", metavar="R1,R2,...",
+                   help="hypervolume reference point, one number per objective (default: "
+                        "the problem's own, else inferred from the Pareto front)")  # fmt: skip
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--batch-size", type=int, default=1)
     s.add_argument("--executor", choices=["process", "thread"], default=None,

@@ -168,8 +168,9 @@ def version_lines(runs: list[RunData]) -> list[str]:
 def _method_cpu(attrs: dict[str, Any]) -> float:
     """:attr:`RunData.suggest_cpu` from a study's attributes (NaN if absent or malformed)."""
     value = attrs.get(METHOD_CPU)
-    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0
-    return float(value) if ok else float("nan")
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0:
+        return float(value)
+    return float("nan")
 
 
 def _suggest_time(trials: list[Trial], created: float, resumed: list[float]) -> float:
@@ -282,13 +283,20 @@ def write_report(
         if not pruns:
             lines += [f"## {prob.label}", "", "No runs stored yet.", ""]
             continue
+        if pruns[0].outputs is not None and pruns[0].objective.n_objectives > 1:
+            from isoline.bench.report_outputs import hypervolume_section, run_problem
+
+            lines += hypervolume_section(prob.label, pruns, run_problem(pruns), out)
+            continue
         regret = all(r.optimum is not None for r in pruns)
         what = "simple regret" if regret else "best value"
         curves: dict[str, list[np.ndarray]] = {}
         for r in pruns:
             curves.setdefault(r.spec.method.label, []).append(r.curve())
         fig, ax = plt.subplots(figsize=(6.4, 4.2))
-        positive = regret and all(np.nanmin(c) > 0 for cs in curves.values() for c in cs)
+        positive = regret and all(
+            np.isfinite(c).any() and np.nanmin(c) > 0 for cs in curves.values() for c in cs
+        )
         plot_convergence(curves, ax=ax, title=prob.label, ylabel=what, log=positive)
         png = f"{_safe(prob.label)}.png"
         fig.tight_layout()
@@ -310,6 +318,10 @@ def write_report(
                 f"{_fmt(row['median'])} | {row['wall']:.2f} | {row['failed']} |"
             )
         lines.append("")
+        if pruns[0].outputs is not None:  # one objective with constraints
+            from isoline.bench.report_outputs import feasibility_lines
+
+            lines += feasibility_lines(pruns)
         lines += _best_points(pruns)
         finals[prob.label] = {r["method"]: r["finals"] for r in rows}
     against = cfg.report.get("against")
