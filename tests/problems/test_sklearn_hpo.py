@@ -20,6 +20,8 @@ def test_spaces_follow_bayesmark() -> None:
     assert lasso["fit_intercept"] == iso.Categorical([False, True])
     assert lasso["max_iter"] == iso.Integer(10, 5000, log=True)
     assert model_space("MLP-adam", "clf").dim == 9 and model_space("MLP-sgd", "clf").dim == 8
+    hgb = model_space("HGB", "clf").params  # outside bayesmark's nine
+    assert hgb["learning_rate"] == iso.Real(1e-3, 1.0, log=True) and len(hgb) == 6
 
 
 @pytest.mark.parametrize("model", MODELS)
