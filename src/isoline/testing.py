@@ -22,6 +22,9 @@ it first::
         def method(self) -> str:
             return "my-method"
 
+An ``options`` fixture (empty by default) gives the method's options for the checks of
+behaviour (fewer training epochs keep them fast); the defaults and gain checks ignore it.
+
 The checks: points of the right shape inside the bounds; the same seed gives the same
 points and another seed other points, also with the method's default options unless it
 declares itself ``deterministic``; batches of distinct points (batch methods) or a
@@ -221,9 +224,15 @@ class MethodConformance:
     def method(self) -> str:
         raise NotImplementedError("define a `method` fixture returning a registered name")
 
-    def test_ask_shapes_and_bounds(self, method: str) -> None:
+    @pytest.fixture
+    def options(self, method: str) -> dict[str, Any]:
+        """Options of ``method`` for the checks of behaviour (none by default), e.g. fewer
+        training epochs; the check of the defaults and the gain check ignore them."""
+        return {}
+
+    def test_ask_shapes_and_bounds(self, method: str, options: dict) -> None:
         space = iso.Box([-5.0, 10.0, 0.0], [5.0, 20.0, 1e-3])
-        opt = iso.Optimizer(space, method, seed=3, n_init=4)
+        opt = iso.Optimizer(space, method, seed=3, n_init=4, **options)
         # ask() clips proposals into the cube, which would hide a method that steps outside
         # it: check what propose() itself returns (the optimum is the cube's corner)
         own = opt.method.propose
@@ -245,10 +254,11 @@ class MethodConformance:
         assert x.shape == (3,) and np.isfinite(y)
         assert opt.history[0].shape == (7, 3)
 
-    def test_same_seed_same_points(self, method: str) -> None:
-        runs = [iso.minimize(bowl, _box(3), method, budget=9, seed=11, n_init=4) for _ in range(2)]
+    def test_same_seed_same_points(self, method: str, options: dict) -> None:
+        kw: dict[str, Any] = dict(budget=9, n_init=4, **options)
+        runs = [iso.minimize(bowl, _box(3), method, seed=11, **kw) for _ in range(2)]
         np.testing.assert_array_equal(runs[0].x_iters, runs[1].x_iters)
-        other = iso.minimize(bowl, _box(3), method, budget=9, seed=12, n_init=4)
+        other = iso.minimize(bowl, _box(3), method, seed=12, **kw)
         assert not np.array_equal(runs[0].x_iters, other.x_iters)
 
     def test_seed_changes_the_run_with_defaults(self, method: str) -> None:
@@ -262,14 +272,14 @@ class MethodConformance:
                 "method that draws nothing from its seed declares deterministic = True"
             )
 
-    def test_batches(self, method: str) -> None:
+    def test_batches(self, method: str, options: dict) -> None:
         if not get_method(method).supports_batch:
             with pytest.raises(ValueError, match="batch"):
                 iso.Optimizer(_box(2), method, batch_size=2)
             with pytest.raises(ValueError, match="batch"):
                 iso.Optimizer(_box(2), method, seed=0).ask(2)
             return
-        opt = iso.Optimizer(_box(2), method, seed=0, batch_size=3, n_init=3)
+        opt = iso.Optimizer(_box(2), method, seed=0, batch_size=3, n_init=3, **options)
         for _ in range(3):
             X = opt.ask()
             assert X.shape == (3, 2)
@@ -277,7 +287,9 @@ class MethodConformance:
             opt.tell(X, [bowl(x) for x in X])
         assert opt.ask(2).shape == (2, 2)
 
-    def test_failures_are_recorded_and_run_goes_on(self, method: str, tmp_path: Path) -> None:
+    def test_failures_are_recorded_and_run_goes_on(
+        self, method: str, options: dict, tmp_path: Path
+    ) -> None:
         calls = {"n": 0}
 
         def flaky(x: np.ndarray) -> float:
@@ -293,7 +305,7 @@ class MethodConformance:
 
         db = str(tmp_path / "flaky.db")
         res = iso.minimize(flaky, _box(2), method, budget=12, seed=0, n_init=4, storage=db,
-                           study="flaky")  # fmt: skip
+                           study="flaky", **options)  # fmt: skip
         assert res.n_evals == 12
         assert res.n_failed == 9
         assert res.status.count("ok") == 3
@@ -303,7 +315,9 @@ class MethodConformance:
         _check_loads_as_run(db, "flaky", res)
 
     @pytest.mark.parametrize("spec", ["two objectives", "constrained"])
-    def test_several_outputs_run_or_are_refused(self, method: str, spec: str) -> None:
+    def test_several_outputs_run_or_are_refused(
+        self, method: str, options: dict, spec: str
+    ) -> None:
         """A method runs a 2-objective or constrained specification end to end (rows,
         feasibility and front in the Result), or refuses it when built, naming the
         methods that handle it."""
@@ -318,7 +332,8 @@ class MethodConformance:
             with pytest.raises(ValueError, match=f"method {method!r} handles .* use one of: "):
                 iso.Optimizer(_box(2), method, **kw)
             return
-        res = iso.optimize(_outputs, _box(2), method=method, budget=5, seed=0, n_init=3, **kw)
+        run: dict[str, Any] = dict(budget=5, seed=0, n_init=3, **options)
+        res = iso.optimize(_outputs, _box(2), method=method, **run, **kw)
         assert res.n_evals == 5 and res.values.shape == (5, 2)
         names = [*kw["objectives"], *kw.get("constraints", [])]
         rows = [[_outputs(x)[n] for n in names] for x in res.x_iters]
@@ -329,7 +344,7 @@ class MethodConformance:
         else:
             assert len(res.pareto_front()[1]) >= 1 and res.x is None
 
-    def test_linear_constraints_hold_or_are_refused(self, method: str) -> None:
+    def test_linear_constraints_hold_or_are_refused(self, method: str, options: dict) -> None:
         """Every configuration proposed on a space with known linear constraints satisfies
         them once decoded (the optimum of the objective lies outside them, so a method is
         pushed onto their boundary), or the method refuses the space when built."""
@@ -346,7 +361,7 @@ class MethodConformance:
                 iso.Optimizer(space, method)
             return
         q = 2 if cls.supports_batch else 1
-        opt = iso.Optimizer(space, method, seed=0, n_init=2, batch_size=q)
+        opt = iso.Optimizer(space, method, seed=0, n_init=2, batch_size=q, **options)
         lin = space.input_constraints
         for _ in range(3):
             configs = opt.ask()
@@ -355,16 +370,16 @@ class MethodConformance:
                 assert c["a"] + c["b"] <= 1.5 + 1e-9 and 2 * c["a"] - c["b"] >= -1.0 - 1e-9
             opt.tell(configs, [(c["a"] - 2) ** 2 + (c["b"] - 4) ** 2 + c["k"] for c in configs])
 
-    def test_all_failures(self, method: str) -> None:
+    def test_all_failures(self, method: str, options: dict) -> None:
         res = iso.minimize(lambda x: float("nan"), _box(2), method, budget=6, seed=0, n_init=2,
-                           max_initial_failures=None)  # fmt: skip
+                           max_initial_failures=None, **options)  # fmt: skip
         assert res.n_failed == 6 and res.x is None and np.isnan(res.fun)
 
     def test_resume_after_interrupt_reproduces_trajectory(
-        self, method: str, tmp_path: Path
+        self, method: str, options: dict, tmp_path: Path
     ) -> None:
         batch_size = 2 if get_method(method).supports_batch else 1
-        kw: dict[str, Any] = dict(budget=12, seed=5, batch_size=batch_size, n_init=4)
+        kw: dict[str, Any] = dict(budget=12, seed=5, batch_size=batch_size, n_init=4, **options)
         full = iso.minimize(bowl, _box(3), method, **kw)
         calls = {"n": 0}
 
@@ -383,8 +398,8 @@ class MethodConformance:
         np.testing.assert_allclose(resumed.func_vals, full.func_vals)
         _check_loads_as_run(str(db), "s", resumed, full)
 
-    def test_state_is_picklable(self, method: str) -> None:
-        opt = iso.Optimizer(_box(2), method, seed=0, n_init=3)
+    def test_state_is_picklable(self, method: str, options: dict) -> None:
+        opt = iso.Optimizer(_box(2), method, seed=0, n_init=3, **options)
         for _ in range(5):
             X = opt.ask()
             opt.tell(X, [bowl(x) for x in X])
@@ -395,34 +410,34 @@ class MethodConformance:
         with pytest.raises(TypeError, match="no_such_option"):
             iso.Optimizer(_box(2), method, no_such_option=1)
 
-    def test_known_data_replaces_nearest_design_points(self, method: str) -> None:
+    def test_known_data_replaces_nearest_design_points(self, method: str, options: dict) -> None:
         space = _box(2)
-        fresh = iso.Optimizer(space, method, seed=4, n_init=4)
+        fresh = iso.Optimizer(space, method, seed=4, n_init=4, **options)
         design = np.vstack([fresh.ask() for _ in range(4)])
         known = design[:2]
         warm = iso.Optimizer.from_history(space, known, [bowl(x) for x in known],
-                                          method=method, seed=4, n_init=4)  # fmt: skip
+                                          method=method, seed=4, n_init=4, **options)  # fmt: skip
         np.testing.assert_array_equal(np.vstack([warm.ask(), warm.ask()]), design[2:])
-        queued = iso.Optimizer(space, method, seed=4, n_init=4)
+        queued = iso.Optimizer(space, method, seed=4, n_init=4, **options)
         first = np.array([[0.5, -0.5], design[3]])
         queued.enqueue(first)
         served = np.vstack([queued.ask() for _ in range(4)])
         np.testing.assert_allclose(served[:2], first)
         assert not any(np.allclose(design[3], row) for row in served[2:])
 
-    def test_mixed_space_types_and_ranges(self, method: str) -> None:
+    def test_mixed_space_types_and_ranges(self, method: str, options: dict) -> None:
         space = mixed_space()
-        run = iso.minimize(mixed_bowl, space, method, budget=7, seed=2, n_init=4)
+        run = iso.minimize(mixed_bowl, space, method, budget=7, seed=2, n_init=4, **options)
         for c in run.x_iters:
             _check_config(space, c)
         assert isinstance(run.x, dict) and np.isfinite(run.fun)
         keys = [iso.Space.key(c) for c in run.x_iters]
         assert len(set(keys)) == len(keys), "a configuration was proposed twice"
 
-    def test_mixed_space_batches_are_distinct(self, method: str) -> None:
+    def test_mixed_space_batches_are_distinct(self, method: str, options: dict) -> None:
         if not get_method(method).supports_batch:
             pytest.skip(f"{method} proposes one point at a time")
-        opt = iso.Optimizer(mixed_space(), method, seed=1, batch_size=3, n_init=3)
+        opt = iso.Optimizer(mixed_space(), method, seed=1, batch_size=3, n_init=3, **options)
         keys: list[str] = []
         for _ in range(3):
             batch = opt.ask()
@@ -430,16 +445,18 @@ class MethodConformance:
             opt.tell(batch, [mixed_bowl(c) for c in batch])
         assert len(set(keys)) == len(keys), "a configuration was proposed twice"
 
-    def test_finite_space_is_covered_before_any_repeat(self, method: str) -> None:
+    def test_finite_space_is_covered_before_any_repeat(self, method: str, options: dict) -> None:
         space = iso.Space({"k": iso.Integer(0, 2), "c": iso.Categorical(["a", "b"])})
         res = iso.minimize(lambda c: c["k"] + (c["c"] == "b"), space, method, budget=7,
-                           seed=0, n_init=2)  # fmt: skip
+                           seed=0, n_init=2, **options)  # fmt: skip
         keys = [iso.Space.key(c) for c in res.x_iters]
         assert len(set(keys[:6])) == 6 and len(keys) == 7
 
-    def test_mixed_space_resume_reproduces_trajectory(self, method: str, tmp_path: Path) -> None:
+    def test_mixed_space_resume_reproduces_trajectory(
+        self, method: str, options: dict, tmp_path: Path
+    ) -> None:
         batch_size = 2 if get_method(method).supports_batch else 1
-        kw: dict[str, Any] = dict(budget=7, seed=3, batch_size=batch_size, n_init=4)
+        kw: dict[str, Any] = dict(budget=7, seed=3, batch_size=batch_size, n_init=4, **options)
         full = iso.minimize(mixed_bowl, mixed_space(), method, **kw)
         db = str(tmp_path / "mixed.db")
         resumed = _interrupted_then_resumed(mixed_bowl, mixed_space(), method, db, kw)
@@ -447,8 +464,10 @@ class MethodConformance:
         np.testing.assert_array_equal(resumed.func_vals, full.func_vals)
         _check_loads_as_run(db, "s", resumed, full)
 
-    def test_conditional_space_active_params_and_resume(self, method: str, tmp_path: Path) -> None:
-        kw: dict[str, Any] = dict(budget=7, seed=1, n_init=4)
+    def test_conditional_space_active_params_and_resume(
+        self, method: str, options: dict, tmp_path: Path
+    ) -> None:
+        kw: dict[str, Any] = dict(budget=7, seed=1, n_init=4, **options)
         full = iso.minimize(conditional_bowl, conditional_space(), method, **kw)
         assert full.n_failed == 0, "the objective was given inactive or missing parameters"
         for c in full.x_iters:
@@ -460,11 +479,14 @@ class MethodConformance:
         assert resumed.x_iters == full.x_iters
         _check_loads_as_run(db, "s", resumed, full)
 
-    def test_finite_conditional_space_is_covered_before_any_repeat(self, method: str) -> None:
+    def test_finite_conditional_space_is_covered_before_any_repeat(
+        self, method: str, options: dict
+    ) -> None:
         space = iso.Space(
             {"k": iso.Categorical(["a", "b"]), "n": iso.Integer(0, 2)}, {"n": {"k": "b"}}
         )
-        res = iso.minimize(lambda c: c.get("n", 3), space, method, budget=5, seed=0, n_init=2)
+        res = iso.minimize(lambda c: c.get("n", 3), space, method, budget=5, seed=0, n_init=2,
+                           **options)  # fmt: skip
         keys = [iso.Space.key(c) for c in res.x_iters]
         assert len(set(keys[:4])) == 4 and len(keys) == 5
 
