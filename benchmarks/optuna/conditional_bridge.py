@@ -30,7 +30,6 @@ so an interrupted run resumes (the study in progress starts again).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 import warnings
@@ -43,6 +42,7 @@ sys.path.insert(0, str(ROOT / "src"))
 
 import numpy as np  # noqa: E402
 import optuna  # noqa: E402
+from bridge_rows import append_row, command_line, read_rows, seed_range  # noqa: E402
 from scipy import stats  # noqa: E402
 
 from isoline import problems  # noqa: E402
@@ -104,31 +104,25 @@ def run_one(name: str, dataset: str, seed: int, sampler_name: str, trials: int) 
             "seconds": time.time() - t0, "commit": git_commit()}  # fmt: skip
 
 
-def _rows(out: Path) -> list[dict[str, Any]]:
-    return [json.loads(x) for x in out.read_text().splitlines()] if out.exists() else []
-
-
 def run(args: argparse.Namespace) -> None:
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     warnings.simplefilter("ignore")
     out = Path(args.out)
-    done = {(r["problem"], r["seed"], r["sampler"]) for r in _rows(out)}
-    lo, _, hi = args.seeds.partition("-")
-    for seed in range(int(lo), int(hi or lo) + 1):  # seeds outermost: whole cells first
+    done = {(r["problem"], r["seed"], r["sampler"]) for r in read_rows(out)}
+    for seed in seed_range(args.seeds):  # seeds outermost: whole cells first
         for name, dataset in PROBLEMS:
             for s in SAMPLERS:
                 if (f"{name} {dataset}", seed, s) in done:
                     continue
                 row = run_one(name, dataset, seed, s, args.trials)
-                with out.open("a") as fh:
-                    fh.write(json.dumps(row) + "\n")
+                append_row(out, row)
                 print(f"{row['problem']} seed {seed} {s}: best {row['best']:.4f} "
                       f"({row['seconds']:.0f} s)", flush=True)  # fmt: skip
 
 
 def summary(args: argparse.Namespace) -> None:
     by: dict[tuple[str, int], dict[str, dict[str, Any]]] = defaultdict(dict)
-    for r in _rows(Path(args.out)):
+    for r in read_rows(Path(args.out)):
         by[(r["problem"], r["seed"])][r["sampler"]] = r
     cells = sorted(k for k, v in by.items() if set(v) == set(SAMPLERS))
     if not cells:
@@ -155,20 +149,5 @@ def summary(args: argparse.Namespace) -> None:
           f"{late_total}")  # fmt: skip
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    sub = ap.add_subparsers(dest="cmd", required=True)
-    r = sub.add_parser("run")
-    r.add_argument("--out", required=True)
-    r.add_argument("--seeds", default="0-4")
-    r.add_argument("--trials", type=int, default=64)
-    r.set_defaults(func=run)
-    s = sub.add_parser("summary")
-    s.add_argument("--out", required=True)
-    s.set_defaults(func=summary)
-    args = ap.parse_args()
-    args.func(args)
-
-
 if __name__ == "__main__":
-    main()
+    command_line(__doc__, run, summary, trials=64)
