@@ -313,9 +313,12 @@ def write_report(
             mean = _fmt(row["mean"])
             if row["mean"] == best:
                 mean = f"**{mean}**"
+            cell, median = f"{mean} +- {_fmt(row['sem'])}", _fmt(row["median"])
+            if pruns[0].outputs is not None and not np.isfinite(row["mean"]):
+                cell = median = "none feasible"  # constrained: no run of the method found one
             lines.append(
-                f"| {row['method']} | {row['runs']} | {row['evals']} | {mean} +- {_fmt(row['sem'])} | "
-                f"{_fmt(row['median'])} | {row['wall']:.2f} | {row['failed']} |"
+                f"| {row['method']} | {row['runs']} | {row['evals']} | {cell} | "
+                f"{median} | {row['wall']:.2f} | {row['failed']} |"
             )
         lines.append("")
         if pruns[0].outputs is not None:  # one objective with constraints
