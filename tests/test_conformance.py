@@ -17,10 +17,10 @@ METHODS = [m.name for m in iso.methods()]
 
 #: smaller settings for the checks of behaviour (determinism, resume, failures, types,
 #: batches), as in tests/methods/test_neural_methods.py; the check of the default options
-#: and the gain check run the defaults. The check's 9-evaluation run (3-D bowl, 4 initial
-#: points) took 9-11 s of CPU with DNGO's defaults (a 500-epoch retraining, 512 raw samples
-#: and 10 restarts per proposal), 2.4 s with these, and 11.3 s with NeuralBO's (50,000
-#: Sobol candidates per proposal), 1.6 s with 4096 candidates.
+#: and the gain check run the defaults. The same-seed check's 9-evaluation run (3-D bowl,
+#: 4 initial points, modules already imported) took 9.2 s of CPU with DNGO's defaults (a
+#: 500-epoch retraining, 512 raw samples and 10 restarts per proposal), 2.4-3.3 s with
+#: these; 2.5-3.0 s with NeuralBO's (50,000 Sobol candidates), 1.1 s with 4096.
 FAST: dict[str, dict[str, Any]] = {
     "dngo": dict(epochs=100, raw_samples=256, num_restarts=4),
     "neuralbo": dict(n_candidates=4096),
