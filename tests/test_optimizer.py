@@ -135,3 +135,13 @@ def test_methods_listing() -> None:
     assert {"random", "sobol", "cma-es"} <= names
     m = {m.name: m for m in iso.methods()}["cma-es"]
     assert m.supports_batch and "sigma0" in m.options and m.paper
+
+
+@pytest.mark.parametrize("init", ["sobol", "random"])
+def test_sobol_never_serves_a_point_twice_after_a_design_or_known_points(init: str) -> None:
+    from isoline.methods.registry import make_method
+
+    m = make_method("sobol", 2, seed=0, n_init=4, init=init)
+    m.tell(np.array([[0.1, 0.1], [0.9, 0.9]]), np.array([1.0, 2.0]))  # covers two design points
+    served = np.vstack([m.ask(1) for _ in range(12)])
+    assert len(np.unique(served, axis=0)) == 12

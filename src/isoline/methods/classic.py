@@ -58,8 +58,15 @@ class SobolSearch(Method):
     adaptive = False
     supports_input_constraints = True
 
+    def __init__(self, dim: int, **common: Any) -> None:
+        super().__init__(dim, **common)
+        #: points of the sequence served by :meth:`propose` so far
+        self._n_proposed = 0
+
     def propose(self, q: int) -> np.ndarray:
-        start = max(self.n_asked - self.n_init, 0)  # known points may replace design ones
+        # a Sobol initial design is the sequence's first n_init points: go on after them
+        start = self._n_proposed + (self.n_init if self.init == "sobol" else 0)
+        self._n_proposed += q
         if self.input_constraints is None:
             return sobol(start + q, self.dim, seed=self.seed)[start:]
         return self.input_constraints.sample(
