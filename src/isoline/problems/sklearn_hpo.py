@@ -242,7 +242,7 @@ class SklearnHPO(TypedProblem):
     """
 
     name = "hpo-sklearn"
-    description = "scikit-learn model tuning by 5-fold CV (bayesmark's design)"
+    description = "scikit-learn model tuning by 5-fold CV (bayesmark's design; HGB added)"
 
     def __init__(
         self,
