@@ -171,6 +171,7 @@ _BUILTIN: list[tuple[str, str, tuple[int, ...] | int, int, str]] = [
     ("push4", "push:Push4", (4,), 4, "robot pushing 4-D, distance to a seeded goal (BKOP) [push]"),
     ("push14", "push:Push14", (14,), 14, "robot pushing 14-D, two hands, total distance to goals (NeuralBO) [push]"),
     ("hpo-sklearn", "sklearn_hpo:SklearnHPO", 0, 0, "scikit-learn model tuning by 5-fold CV, bayesmark's nine spaces and HGB (dim: 0 = the model's)"),
+    ("hpo-sklearn-cost", "sklearn_cost:SklearnCostHPO", 0, 0, "HGB tuning for 5-fold CV error and log10 leaves grown (a deterministic fit-time stand-in), 2 objectives (dim: 0)"),
     ("hpo-cash", "conditional:CashHPO", 0, 0, "CASH over 5 scikit-learn models, conditional subspaces; 3-fold CV error (dim: 0)"),
     ("hpo-svm-kernel", "conditional:SvmKernelHPO", 0, 0, "SVM with kernel-specific (conditional) parameters; 3-fold CV error (dim: 0)"),
     ("hpo-mlp-solver", "conditional:MlpSolverHPO", 0, 0, "MLP whose solver has its own (conditional) parameters; 3-fold CV error (dim: 0)"),

@@ -68,22 +68,42 @@ CV_SPLITS = 5
 
 @contextlib.contextmanager
 def quiet_fits(seed: int) -> Iterator[None]:
-    """Fit scikit-learn models on one thread, torch's RNG seeded by ``seed``, and their
-    warnings silenced (a convergence warning is part of the landscape, not a failure)."""
+    """Fit scikit-learn models on one thread (OpenMP and BLAS pools too, through
+    threadpoolctl: HGB's OpenMP threads crowd a loaded machine), torch's RNG seeded by
+    ``seed``, and their warnings silenced (a convergence warning is part of the
+    landscape, not a failure)."""
+    from threadpoolctl import threadpool_limits
+
     from isoline.problems.hpo import seeded_single_thread
 
-    with warnings.catch_warnings(), seeded_single_thread(seed):
+    with warnings.catch_warnings(), seeded_single_thread(seed), threadpool_limits(1):
         warnings.simplefilter("ignore")
         yield
 
 
-def cross_validated(estimator: Any, X: Any, y: Any, scoring: Any, cv: Any, seed: int) -> np.ndarray:
+def cross_validated(
+    estimator: Any,
+    X: Any,
+    y: Any,
+    scoring: Any,
+    cv: Any,
+    seed: int,
+    fitted: list[Any] | None = None,
+) -> np.ndarray:
     """``(k,)`` scores of ``estimator`` on the ``k`` folds ``cv`` of ``X, y`` (scikit-learn's
-    ``cross_val_score``), fitted under :func:`quiet_fits`."""
-    from sklearn.model_selection import cross_val_score
+    ``cross_validate``), fitted under :func:`quiet_fits`.
+
+    ``fitted``: a list that receives the ``k`` fitted estimators, one per fold, in order.
+    """
+    from sklearn.model_selection import cross_validate
 
     with quiet_fits(seed):
-        return np.asarray(cross_val_score(estimator, X, y, scoring=scoring, cv=cv))
+        out = cross_validate(
+            estimator, X, y, scoring=scoring, cv=cv, return_estimator=fitted is not None
+        )
+    if fitted is not None:
+        fitted.extend(out["estimator"])
+    return np.asarray(out["test_score"])
 
 
 def _tree(ratio: Callable[[float, float], Real]) -> dict[str, Any]:
