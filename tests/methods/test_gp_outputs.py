@@ -105,3 +105,22 @@ def test_capabilities() -> None:
         make_method("gp-ts", 2, n_objectives=2)
     with pytest.raises(ValueError, match="mo_acquisition"):
         make_method("gp-ei", 2, n_objectives=2, mo_acquisition="nsga")
+
+
+def test_hypervolume_improvement_stays_on_the_pytorch_path() -> None:
+    """No compiled BoTorch kernel: it would stall the first proposal and change values in
+    the last digits between machines (a fresh process, since the choice is per process)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import numpy as np, isoline as iso\n"
+        "from botorch.acquisition.multi_objective import logei\n"
+        "opt = iso.Optimizer(iso.Box([0.0, 0.0], [1.0, 1.0]), 'gp-ei', seed=0,\n"
+        "                    objective=iso.Objective(['minimize', 'minimize'], ['a', 'b']))\n"
+        "for _ in range(5):\n"
+        "    x = opt.ask(); opt.tell(x, [[float(x.sum()), float((1 - x).sum())]])\n"
+        "print(logei._C is None, logei._load_attempted)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["True", "True"]

@@ -63,6 +63,7 @@ __all__ = [
     "constrained_log_nei",
     "hypervolume_log_nei",
     "impute_outputs",
+    "keep_pytorch_ehvi",
     "model_list",
     "mo_acquisition",
     "parego_log_nei",
@@ -190,6 +191,21 @@ def reference_point(F: np.ndarray, feasible: np.ndarray | None = None) -> np.nda
     return -infer_reference_point(front).numpy()
 
 
+def keep_pytorch_ehvi() -> None:
+    """Keep BoTorch's log hypervolume improvement on its PyTorch path.
+
+    BoTorch (0.18) compiles a fused C++ kernel for it, with ``-march=native``, the first
+    time one is made in a process where a C++ compiler is found. The compilation stalls the
+    first proposal for a minute or more, and the kernel's values differ from the PyTorch
+    path's in the last digits, so one seed would give different trajectories on machines
+    with and without a compiler, or with other CPUs. isoline marks the kernel as tried
+    before BoTorch would compile it; a kernel some other code in the process already
+    loaded is left in place."""
+    from botorch.acquisition.multi_objective import logei
+
+    logei._load_attempted = True
+
+
 def hypervolume_log_nei(
     gps: list[GP],
     X: np.ndarray,
@@ -204,6 +220,7 @@ def hypervolume_log_nei(
     k = n_objectives
     feasible = np.all(Y[:, k:] <= 0.0, axis=1)
     ref = reference_point(Y[:, :k], feasible)
+    keep_pytorch_ehvi()
     return qLogNoisyExpectedHypervolumeImprovement(
         model_list(gps),
         ref_point=(-torch.as_tensor(ref, dtype=DTYPE)).tolist(),
