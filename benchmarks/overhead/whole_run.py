@@ -126,9 +126,9 @@ def split_phases(clock: Clock) -> Iterator[None]:
     Every module that imported the names sees the wrappers, because they are patched in
     the modules that call them (their ``from ... import`` bindings).
     """
-    bkop, gp_bo, local, turbo, ucb_move, la_minucb = (
+    bkop, gp_bo, gp_ts, local, turbo, ucb_move, la_minucb = (
         importlib.import_module(f"isoline.methods.{m}")  # iso.methods is a function
-        for m in ("bkop", "gp_bo", "local", "turbo", "ucb_move", "la_minucb")
+        for m in ("bkop", "gp_bo", "gp_ts", "local", "turbo", "ucb_move", "la_minucb")
     )
 
     def wrap(fn: Callable[..., Any], label: str) -> Callable[..., Any]:
@@ -142,7 +142,7 @@ def split_phases(clock: Clock) -> Iterator[None]:
     for mod in (gp_module, local, turbo, bkop, gp_bo):
         if hasattr(mod, "fit_gp"):
             patches.append((mod, "fit_gp", mod.fit_gp))
-    for mod in (acquisition_module, gp_bo, local, bkop, ucb_move, la_minucb):
+    for mod in (acquisition_module, gp_bo, gp_ts, local, bkop, ucb_move, la_minucb):
         if hasattr(mod, "maximize"):
             patches.append((mod, "maximize", mod.maximize))
     for mod, name, fn in patches:

@@ -10,7 +10,7 @@ import torch
 from botorch.acquisition import AcquisitionFunction, PosteriorMean
 
 from isoline.acquisition import maximize, srinivas_beta
-from isoline.methods.gp_bo import _dedupe
+from isoline.methods.gp_ts import _dedupe
 from isoline.methods.registry import make_method
 from isoline.models.gp import fit_gp
 

@@ -50,7 +50,7 @@ MODULES: dict[str, str] = {
     "gibo": "isoline.methods.gibo",
     "gp-bucb": "isoline.methods.gp_bucb",
     "gp-ei": "isoline.methods.gp_bo",
-    "gp-ts": "isoline.methods.gp_bo",
+    "gp-ts": "isoline.methods.gp_ts",
     "gp-ucb": "isoline.methods.gp_bo",
     "gp-ucb-pe": "isoline.methods.gp_ucb_pe",
     "la-minucb": "isoline.methods.la_minucb",
