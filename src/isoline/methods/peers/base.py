@@ -93,6 +93,8 @@ class PeerMethod(ReplayPickled):
                            "n_constraints": n_constraints, **options})  # fmt: skip
         self._handles: dict[bytes, list[Any]] = {}
         self._worst: float | None = None
+        #: per output, the worst (largest) value of the finite rows told so far
+        self._worst_row: np.ndarray | None = None
         _require(self.name, self.packages)
         importlib.import_module(
             self.packages[0]
@@ -176,6 +178,9 @@ class PeerMethod(ReplayPickled):
             for x, v, row in zip(X, y, rows):
                 # one output: its value (float); several: the row (objectives, constraints)
                 told: Any = float(v) if self.n_outputs == 1 else row.copy()
+                if np.isfinite(v):  # a finite row is never imputed: it may count at once
+                    w = self._worst_row
+                    self._worst_row = row.copy() if w is None else np.maximum(w, row)
                 handles = self._handles.get(x.tobytes())
                 if handles:
                     handle = handles.pop(0)
@@ -191,6 +196,14 @@ class PeerMethod(ReplayPickled):
     def _imputed(self, v: float) -> float | None:
         """``v``, or for a failure the worst value seen (``None`` if there is none)."""
         return v if np.isfinite(v) else self._worst
+
+    def _imputed_row(self, row: Any) -> np.ndarray | None:
+        """A row of several outputs, or for a failure (a row of NaN) each output's worst
+        value among the finite rows told (``None`` if there is none)."""
+        row = np.asarray(row, dtype=float)
+        if np.all(np.isfinite(row)):
+            return row
+        return None if self._worst_row is None else self._worst_row.copy()
 
     # -- for subclasses -----------------------------------------------------------------
     def _start(self) -> None:

@@ -1,4 +1,13 @@
-"""Nevergrad's NGOpt portfolio (or another optimizer of its registry) as a peer."""
+"""Nevergrad's NGOpt portfolio (or another optimizer of its registry) as a peer.
+
+Several objectives are told as Nevergrad's loss vector, the optimizer being told their
+number before it starts (its ``num_objectives``): NGOpt then hands the run to its
+differential evolution at once, which it scalarizes by the hypervolume of its own Pareto
+front, the reference point inferred from the first losses (Nevergrad's auto-bound).
+Black-box constraints are told through ``tell``'s ``constraint_violation`` (Nevergrad's
+convention, a value ``> 0`` violates, as isoline's), which Nevergrad turns into a penalty
+on the scalar loss it optimizes.
+"""
 
 from __future__ import annotations
 
@@ -19,6 +28,8 @@ class NevergradPeer(PeerMethod):
     packages = ("nevergrad",)
     # its scipy-based members run in a thread and warn between asks
     quiet_messages = ("COBYLA: Invalid RHOEND",)
+    max_objectives = 100
+    supports_constraints = True
 
     def _start(self) -> None:
         import nevergrad as ng
@@ -34,18 +45,43 @@ class NevergradPeer(PeerMethod):
             parametrization=param, budget=self.budget or DEFAULT_BUDGET,
             num_workers=self.batch_size, **opts,
         )  # fmt: skip
+        if self.n_objectives > 1:
+            self._opt.num_objectives = self.n_objectives
+        #: handles of failures told before any success with several objectives: told the
+        #: worst row once there is one (a loss vector cannot be made up before)
+        self._waiting: list[Any] = []
 
     def _ask_one(self) -> tuple[Mapping[str, Any], Any]:
         cand = self._opt.ask()
         return cand.value, cand
 
-    def _tell_one(self, handle: Any, y: float) -> None:
-        # a sequential optimizer of the portfolio waits for every tell: a failure before
-        # any success is told as inf (which Nevergrad accepts with a warning)
-        v = self._imputed(y)
-        self._opt.tell(handle, math.inf if v is None else v)
+    def _tell_one(self, handle: Any, y: Any) -> None:
+        if self.n_outputs == 1:
+            # a sequential optimizer of the portfolio waits for every tell: a failure
+            # before any success is told as inf (which Nevergrad accepts with a warning)
+            v = self._imputed(y)
+            self._opt.tell(handle, math.inf if v is None else v)
+            return
+        row = self._imputed_row(y)
+        if row is None:
+            if self.n_objectives > 1:  # differential evolution does not wait for it
+                self._waiting.append(handle)
+            else:  # one objective: as above, the constraints unknown
+                self._opt.tell(handle, math.inf)
+            return
+        self._tell_row(handle, row)
+        assert self._worst_row is not None
+        for waiting in self._waiting:
+            self._tell_row(waiting, self._worst_row)
+        self._waiting.clear()
 
-    def _tell_new(self, values: Mapping[str, Any], y: float) -> None:
+    def _tell_row(self, handle: Any, row: np.ndarray) -> None:
+        k = self.n_objectives
+        loss: Any = float(row[0]) if k == 1 else row[:k].tolist()
+        violation = row[k:].tolist() if self.n_constraints else None
+        self._opt.tell(handle, loss, constraint_violation=violation)
+
+    def _tell_new(self, values: Mapping[str, Any], y: Any) -> None:
         self._tell_one(self._opt.parametrization.spawn_child(new_value=dict(values)), y)
 
 
