@@ -63,8 +63,6 @@ class _SmacPeer(PeerMethod):
             scenario, lambda config, seed=0: 0.0, overwrite=True, logging_level=False,
             **options,
         )  # fmt: skip
-        #: per objective, the worst value seen (a failure is told it)
-        self._worst_row: np.ndarray | None = None
         self._cs = cs
 
     def _ask_one(self) -> tuple[Mapping[str, Any], Any]:
@@ -76,15 +74,12 @@ class _SmacPeer(PeerMethod):
         from smac.runhistory.dataclasses import TrialValue
         from smac.runhistory.enumerations import StatusType
 
-        if self.n_objectives > 1:
-            row = np.asarray(y, dtype=float)
-            ok = bool(np.all(np.isfinite(row)))
-            if ok:
-                w = self._worst_row
-                self._worst_row = row.copy() if w is None else np.maximum(w, row)
-            if self._worst_row is None:
+        if self.n_objectives > 1:  # a failure is told each objective's worst value
+            ok = bool(np.all(np.isfinite(y)))
+            row = self._imputed_row(y)
+            if row is None:
                 return
-            cost: Any = (row if ok else self._worst_row).tolist()
+            cost: Any = row.tolist()
         else:
             cost, ok = self._imputed(y), bool(np.isfinite(y))
             if cost is None:
