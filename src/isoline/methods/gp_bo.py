@@ -45,6 +45,7 @@ from isoline.methods.registry import register
 from isoline.methods.ucb import UCBWeight
 from isoline.models.gp import GP, KERNELS, PRIORS, GPFitError, fit_gp
 from isoline.models.rounding import space_rounding
+from isoline.params import Space
 from isoline.validation import (
     check_bool,
     check_choice,
@@ -59,6 +60,8 @@ __all__ = ["GPEI", "GPUCB", "PAPER_GP_OPTIONS"]
 DISCRETE_SEARCHES = ("held", "local")
 #: gp-ei's forms of log expected improvement for one point (see :class:`GPEI`)
 EI_FORMS = ("qlogei", "logei")
+#: gp-ei's treatments of inactive parameters on a conditional space (see :class:`GPEI`)
+INACTIVE = ("impute", "arc")
 #: the NeuralBO paper's GP for its baselines (squared-exponential kernel, BoTorch's
 #: priors): gp-ucb's and gp-ts's defaults, and gp-ei's before Matern-5/2 with Optuna's priors
 PAPER_GP_OPTIONS: Mapping[str, str] = MappingProxyType({"kernel": "rbf", "priors": "botorch"})
@@ -112,6 +115,8 @@ class _GPMethod(Method):
     """
 
     family = "GP BO"
+    #: the space whose conditional parameters the GP's arc kernel compares (gp-ei's ``inactive``)
+    _arc: Space | None = None
 
     def __init__(
         self,
@@ -208,7 +213,7 @@ class _GPMethod(Method):
         return fit_gp(
             X, y, kernel=self.kernel, fit=fit, ftol=self.fit_ftol, init=init,
             input_transform=space_rounding(self.space), log_params=self.log_params,
-            priors=self.priors,
+            priors=self.priors, arc=self._arc,
         )  # fmt: skip
 
     def _sampler(self) -> SobolQMCNormalSampler | None:
@@ -287,6 +292,10 @@ class GPEI(_GPMethod):
             ``LogExpectedImprovement`` (Ament et al.) when one point is asked with none
             pending, as Optuna's GPSampler uses, which needs no Monte-Carlo samples;
             batches and pending points keep the joint ``qLogExpectedImprovement``.
+        inactive: on a space with conditions, how the GP treats inactive parameters:
+            ``"impute"`` (default): the constant of their encoding (:mod:`isoline.conditions`);
+            ``"arc"``: the arc kernel of Swersky et al. (:mod:`isoline.models.arc`), which
+            compares only active parameters. Refused on a space without conditions.
     """
 
     name = "gp-ei"
@@ -305,11 +314,19 @@ class GPEI(_GPMethod):
         priors: str = "optuna",
         mo_acquisition: str = "auto",
         ei: str = "qlogei",
+        inactive: str = "impute",
         **options: Any,
     ) -> None:
         super().__init__(dim, kernel=kernel, priors=priors, **options)
         self.mo_acquisition = check_choice(mo_acquisition, "mo_acquisition", MO_ACQUISITIONS)
         self.ei = check_choice(ei, "ei", EI_FORMS)
+        self.inactive = check_choice(inactive, "inactive", INACTIVE)
+        if self.inactive == "arc":
+            if self.space is None or not self.space.conditions:
+                raise ValueError(
+                    "inactive='arc' needs a space with conditions (Space(conditions=...))"
+                )
+            self._arc = self.space
 
     def propose(self, q: int) -> np.ndarray:
         if self.Y.shape[1] > 1:

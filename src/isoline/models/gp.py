@@ -47,8 +47,10 @@ from gpytorch.utils.warnings import NumericalWarning
 from linear_operator.utils.errors import NanError, NotPSDError
 from torch.nn import Module
 
+from isoline.models.arc import arc_kernel
 from isoline.models.derivatives import CURVATURE, outcome_scale
 from isoline.models.linalg import GPFitError, cholesky
+from isoline.params import Space
 from isoline.validation import (
     check_bool,
     check_choice,
@@ -233,6 +235,7 @@ def fit_gp(
     ftol: float | None = None,
     log_params: bool = False,
     priors: str = "botorch",
+    arc: Space | None = None,
 ) -> GP:
     """Fit an exact GP to ``X (n, d)`` in ``[0, 1]^d`` and ``y (n,)`` (float64).
 
@@ -269,6 +272,10 @@ def fit_gp(
             (:class:`InverseSquaredLengthscalePrior`), all in standardized units. With
             learned lengthscales and signal variance only, and not in log space; a fixed
             ``noise`` (e.g. a nugget for noise-free objectives) replaces the noise prior.
+        arc: a :class:`~isoline.params.Space` with conditions whose encoding ``X`` is: its
+            conditional parameters are compared by the arc kernel
+            (:mod:`isoline.models.arc`; same priors, learned lengthscales) instead of as
+            the imputed columns of :mod:`isoline.conditions`.
 
     Randomness: only the retries of ``fit_gpytorch_mll`` sample from torch's global
     generator; call inside :meth:`isoline.methods.base.Method.torch_rng`.
@@ -276,7 +283,7 @@ def fit_gp(
     """
     return _fit_gp(
         X, y, kernel, noise, lengthscale, outputscale, mean, fit, init, input_transform, ftol,
-        check_bool(log_params, "log_params"), check_choice(priors, "priors", PRIORS),
+        check_bool(log_params, "log_params"), check_choice(priors, "priors", PRIORS), arc,
     )  # fmt: skip
 
 
@@ -294,6 +301,7 @@ def _fit_gp(
     ftol: float | None = None,
     log_params: bool = False,
     priors: str = "botorch",
+    arc: Space | None = None,
 ) -> GP:
     Xt, yt = _check_data(X, y)
     if priors == "optuna" and (log_params or lengthscale is not None or outputscale is not None):
@@ -317,6 +325,8 @@ def _fit_gp(
     else:
         covar = _make_kernel(kernel, d, lengthscale, outputscale is not None, log_params)
         likelihood = _make_likelihood(noise, log_params)
+    if arc is not None:
+        covar = arc_kernel(covar, arc, kernel)
     model = SingleTaskGP(
         Xt,
         yt.unsqueeze(-1),

@@ -21,7 +21,7 @@ from isoline.conditions import INACTIVE
 from isoline.encoding import int_from_unit, int_to_unit
 from isoline.params import Categorical, Integer, Space
 
-__all__ = ["SpaceRounding", "space_rounding"]
+__all__ = ["SpaceRounding", "activity", "space_rounding"]
 
 
 class SpaceRounding(InputTransform):
@@ -41,24 +41,36 @@ class SpaceRounding(InputTransform):
 
     def transform(self, X: torch.Tensor) -> torch.Tensor:
         R = X.clone()
-        codes: dict[str, torch.Tensor] = {}
         for name, p in self.space.params.items():
             s = self.space.blocks[name]
             if isinstance(p, Integer):
                 k = int_from_unit(X[..., s.start], p.low, p.high, p.scale, torch, RoundSTE.apply)
                 R[..., s.start] = int_to_unit(k, p.low, p.high, p.scale, torch)
-                codes[name] = k.detach().long() - p.low
             elif isinstance(p, Categorical):
                 R[..., s] = OneHotArgmaxSTE.apply(X[..., s])
-                codes[name] = X[..., s].detach().argmax(dim=-1)
         # inactive parameters take the constant of isoline.conditions (zero gradient there)
-        for name, on in self.space.conditions.masks(codes, torch).items():
+        for name, on in activity(self.space, X).items():
             s = self.space.blocks[name]
             R[..., s] = torch.where(on[..., None], R[..., s], torch.full_like(R[..., s], INACTIVE))
         return R
 
     def equals(self, other: InputTransform) -> bool:
         return isinstance(other, SpaceRounding) and other.space == self.space
+
+
+def activity(space: Space, X: torch.Tensor) -> dict[str, torch.Tensor]:
+    """``{child: (...) bool}``: where each conditional parameter of ``space`` is active in
+    the encoded points ``X (..., dim)`` (each parent read as the value its columns decode
+    to, :meth:`isoline.conditions.Conditions.masks`); no gradient flows through it."""
+    codes: dict[str, torch.Tensor] = {}
+    for name, p in space.params.items():
+        s = space.blocks[name]
+        if isinstance(p, Integer):
+            k = int_from_unit(X[..., s.start].detach(), p.low, p.high, p.scale, torch, torch.round)
+            codes[name] = k.long() - p.low
+        elif isinstance(p, Categorical):
+            codes[name] = X[..., s].detach().argmax(dim=-1)
+    return space.conditions.masks(codes, torch)
 
 
 def space_rounding(space: Space | None) -> SpaceRounding | None:
