@@ -19,7 +19,10 @@ differ only in inactive parameters have one encoding, so a surrogate sees them a
 same point and a method never proposes them twice. Rounding
 (:meth:`isoline.params.Space.round`, and the GP's rounding input transform) imputes the
 constant too, so a method searching the relaxed cube has an acquisition that is flat in the
-columns of inactive parameters.
+columns of inactive parameters. The alternative, gp-ei's ``inactive="arc"``, keeps this
+encoding and changes the GP's kernel instead: the arc kernel of :mod:`isoline.models.arc`
+ignores a parameter inactive in both points and puts an active and an inactive one a
+learned distance apart; the default stays imputation until a benchmark decides.
 
 This module knows parameters only through their *domains*: the finite sequence of values
 a Categorical or Integer takes, or ``None`` for a Real.
