@@ -35,6 +35,7 @@ from isoline.encoding import DiscreteLayout
 from isoline.methods.base import Method
 from isoline.methods.gp_outputs import (
     MO_ACQUISITIONS,
+    constrained_log_ei,
     constrained_log_nei,
     hypervolume_log_nei,
     impute_outputs,
@@ -288,10 +289,11 @@ class GPEI(_GPMethod):
             one point at a time), ``"parego"`` (qLogNParEGO, new random weights for each
             batch point) or ``"auto"`` (:func:`isoline.methods.gp_outputs.mo_acquisition`:
             ParEGO beyond three objectives or a batch of more than four).
-        ei: ``"qlogei"`` (default) or ``"logei"``: BoTorch's analytic
-            ``LogExpectedImprovement`` (Ament et al.) when one point is asked with none
-            pending, as Optuna's GPSampler uses, which needs no Monte-Carlo samples;
-            batches and pending points keep the joint ``qLogExpectedImprovement``.
+        ei: ``"qlogei"`` (default) or ``"logei"``: one point asked with none pending takes
+            BoTorch's analytic ``LogExpectedImprovement`` (Ament et al.), as Optuna's
+            GPSampler does, or under constraints its analytic constrained form
+            (:func:`~isoline.methods.gp_outputs.constrained_log_ei`): no Monte-Carlo
+            samples. Batches, pending points and several objectives keep the MC forms.
         inactive: on a space with conditions, how the GP treats inactive parameters:
             ``"impute"`` (default): the constant of their encoding (:mod:`isoline.conditions`);
             ``"arc"``: the arc kernel of Swersky et al. (:mod:`isoline.models.arc`), which
@@ -329,14 +331,15 @@ class GPEI(_GPMethod):
             self._arc = self.space
 
     def propose(self, q: int) -> np.ndarray:
+        pending = self.pending()
+        analytic = self.ei == "logei" and q == 1 and not len(pending)
         if self.Y.shape[1] > 1:
-            return self._propose_outputs(q)
+            return self._propose_outputs(q, pending, analytic)
         with self.torch_rng():
             gp, y = self._fit()
             unit = outside_range_unit(gp.y_scale)  # LogEI's smoothing widths are absolute
-            pending = self.pending()
             acqf: AcquisitionFunction
-            if self.ei == "logei" and q == 1 and not len(pending):
+            if analytic:
                 acqf = RelativeFloorLogEI(gp.model, best_f=float(y.min()), maximize=False)
                 return self._maximize(acqf, q)
             acqf = qLogExpectedImprovement(
@@ -346,12 +349,13 @@ class GPEI(_GPMethod):
             )  # fmt: skip
             return self._maximize(acqf, q)
 
-    def _propose_outputs(self, q: int) -> np.ndarray:
+    def _propose_outputs(self, q: int, pending: np.ndarray, analytic: bool) -> np.ndarray:
         """Constraints or several objectives (:mod:`isoline.methods.gp_outputs`)."""
-        k = self.n_objectives
+        k, X = self.n_objectives, self.X
         with self.torch_rng():
             gps, Y = self._fit_outputs()
-            X, pending = self.X, self.pending()
+            if k == 1 and analytic:
+                return self._maximize(constrained_log_ei(gps, self.y[self.feasible()]), q)
             if k == 1:
                 return self._maximize(constrained_log_nei(gps, X, pending, self._sampler()), q)
             if mo_acquisition(self.mo_acquisition, k, q) == "ehvi":

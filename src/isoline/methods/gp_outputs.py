@@ -14,6 +14,16 @@ BoTorch's ``ModelListGP`` joins them. The acquisitions:
   log form of Ament et al., "Unexpected improvements to expected improvement for
   Bayesian optimization", NeurIPS 2023). Before any feasible point the incumbent of
   every sample is infeasible and the criterion steers toward feasibility.
+* constraints, one objective, one point asked with none pending (gp-ei's
+  ``ei="logei"``): the analytic form of the same criterion,
+  ``LogConstrainedExpectedImprovement`` on the joined model, the log EI of the
+  objective below the best feasible value plus the log probability that every
+  independent constraint output is ``<= 0`` (Gardner et al.; Gelbart et al.). It reads
+  the posterior at the candidate only, where the noisy form integrates over joint
+  samples with every evaluated point, so each call costs far less. Before any feasible
+  point there is no incumbent to improve on, and the criterion is BoTorch's
+  ``LogProbabilityOfFeasibility``: the point most likely feasible is asked first, the
+  rule of both papers for that case.
 * several objectives: ``qLogNoisyExpectedHypervolumeImprovement`` (Daulton, Balandat &
   Bakshy, "Differentiable expected hypervolume improvement for parallel multi-objective
   Bayesian optimization", NeurIPS 2020; "Parallel Bayesian optimization of multiple
@@ -36,11 +46,15 @@ not feasible.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import torch
 from botorch.acquisition import AcquisitionFunction, qLogNoisyExpectedImprovement
+from botorch.acquisition.analytic import (
+    LogConstrainedExpectedImprovement,
+    LogProbabilityOfFeasibility,
+)
 from botorch.acquisition.logei import TAU_MAX, TAU_RELU
 from botorch.acquisition.multi_objective.logei import (
     qLogNoisyExpectedHypervolumeImprovement,
@@ -60,6 +74,7 @@ __all__ = [
     "EHVI_MAX_BATCH",
     "EHVI_MAX_OBJECTIVES",
     "MO_ACQUISITIONS",
+    "constrained_log_ei",
     "constrained_log_nei",
     "hypervolume_log_nei",
     "impute_outputs",
@@ -150,6 +165,50 @@ def constrained_log_nei(
         tau_max=TAU_MAX * unit,
         tau_relu=TAU_RELU * unit,
     )
+
+
+class _OutputFloors:
+    """Mixin for BoTorch's analytic acquisitions of a ``ModelListGP``: their variance
+    floor (1e-12 in the units of each output) scaled per output by the square of
+    :func:`~isoline.acquisition.outside_range_unit` of its ``y`` scale (buffer
+    ``floors``), as :class:`~isoline.acquisition.RelativeFloorLogEI` scales it for one
+    output; identical to BoTorch's for outputs of ordinary scale."""
+
+    floors: torch.Tensor
+
+    def _mean_and_sigma(
+        self, X: torch.Tensor, compute_sigma: bool = True, min_var: float = 1e-12
+    ) -> tuple[torch.Tensor, torch.Tensor | None]:
+        floor = cast(float, min_var * self.floors)  # one per output; clamp_min broadcasts
+        return super()._mean_and_sigma(X, compute_sigma=compute_sigma, min_var=floor)  # type: ignore[misc]
+
+
+class _LogCEI(_OutputFloors, LogConstrainedExpectedImprovement):
+    """BoTorch's ``LogConstrainedExpectedImprovement`` with per-output variance floors."""
+
+
+class _LogPoF(_OutputFloors, LogProbabilityOfFeasibility):
+    """BoTorch's ``LogProbabilityOfFeasibility`` with per-output variance floors."""
+
+
+def constrained_log_ei(gps: list[GP], y_feasible: np.ndarray) -> AcquisitionFunction:
+    """Analytic constrained log EI of one minimized objective (output 0) under the
+    constraints of outputs ``1..`` (``<= 0`` feasible), below the best of ``y_feasible``,
+    the objective's values at the feasible evaluations; with none, the log probability
+    of feasibility (see the module docstring). For one point with none pending."""
+    model = model_list(gps)
+    bounds: dict[int, tuple[float | None, float | None]] = {
+        j: (None, 0.0) for j in range(1, len(gps))
+    }
+    acqf: _LogCEI | _LogPoF
+    if len(y_feasible):
+        best = torch.tensor(float(np.min(y_feasible)), dtype=DTYPE)  # not torch's float32
+        acqf = _LogCEI(model, best, 0, bounds, maximize=False)
+    else:
+        acqf = _LogPoF(model, bounds)
+    units = [outside_range_unit(gp.y_scale) ** 2 for gp in gps]
+    acqf.register_buffer("floors", torch.tensor(units, dtype=DTYPE))
+    return acqf
 
 
 def _negated_objectives(n_objectives: int) -> WeightedMCMultiOutputObjective:
