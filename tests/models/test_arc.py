@@ -115,6 +115,8 @@ def test_fit_gp_with_the_arc_kernel_keeps_the_priors() -> None:
         arc = [p for n, _, p, _, _ in gp.model.covar_module.named_priors() if "lengthscale" in n]
         assert len(arc) == 1 and type(arc[0]) is type(prior[0])
         assert np.all(np.isfinite(gp.posterior(U)[0]))
+        with pytest.raises(ValueError, match="gradient_posterior needs the stationary"):
+            gp.gradient_posterior(U[0])  # its derivatives are not the ARD kernel's
     with pytest.raises(ValueError, match="learns its lengthscales"):
         fit_gp(U, y, arc=space, lengthscale=0.5)
     with pytest.raises(ValueError, match="needs an isoline.Space with conditions"):

@@ -158,6 +158,11 @@ class GP:
         through the kernel; the prior term ``d^2 k(x, x') / dx dx'`` at ``x = x'`` is
         ``c * outputscale / l_i^2`` on the diagonal (c = 1 RBF, 5/3 Matern-5/2).
         """
+        if not isinstance(self._base_kernel, MaternKernel | RBFKernel):
+            raise ValueError(
+                "gradient_posterior needs the stationary ARD kernel (matern52 or rbf); this "
+                f"GP uses {type(self._base_kernel).__name__}"
+            )
         xt = self._tensor(x).reshape(-1)
         if xt.shape[0] != self.dim:
             raise ValueError(f"x must have shape ({self.dim},), got {tuple(np.shape(x))}")
