@@ -12,20 +12,12 @@ from isoline.methods.registry import make_method
 from isoline.models.arc import ArcKernel
 from isoline.models.gp import fit_gp
 from isoline.models.rounding import activity, space_rounding
-from isoline.params import Categorical, Integer, Real, Space
-
-PARAMS = {
-    "kernel": Categorical(["linear", "rbf", "poly"]),
-    "C": Real(1e-3, 1e3, log=True),
-    "gamma": Real(1e-4, 1.0, log=True),
-    "degree": Integer(2, 5),
-    "coef": Categorical(["a", "b"]),
-}
-CONDITIONS = {"gamma": {"kernel": ["rbf", "poly"]}, "degree": {"kernel": "poly"}, "coef": {"degree": [3, 4]}}  # fmt: skip
+from isoline.params import Categorical, Real, Space
+from isoline.testing import conditional_bowl, conditional_space
 
 
 def svm() -> Space:
-    return Space(PARAMS, CONDITIONS)
+    return conditional_space()
 
 
 def kernel(seed: int = 0) -> ArcKernel:
@@ -59,8 +51,8 @@ def test_kernel_is_symmetric_and_positive_semidefinite() -> None:
 
 def test_a_parameter_inactive_in_both_points_does_not_count() -> None:
     space, k = svm(), kernel(1)
-    a = space.encode({"kernel": "linear", "C": 1.0})
-    b = space.encode({"kernel": "linear", "C": 10.0})
+    a = space.encode({"kernel": "linear", "c": 1.0})
+    b = space.encode({"kernel": "linear", "c": -1.0})
     g = space.blocks["gamma"].start
     a2, b2 = a.copy(), b.copy()
     a2[g], b2[g] = 0.9, 0.2  # gamma differs, inactive in both
@@ -75,12 +67,12 @@ def test_a_parameter_inactive_in_both_points_does_not_count() -> None:
 
 def test_an_active_parameter_counts_and_activity_is_a_learned_distance_away() -> None:
     space, k = svm(), kernel(2)
-    base = {"kernel": "rbf", "C": 1.0}
+    base = {"kernel": "rbf", "c": 1.0}
     near = cov(k, torch.tensor(space.encode([{**base, "gamma": 1e-2}, {**base, "gamma": 1.2e-2}])))
     far = cov(k, torch.tensor(space.encode([{**base, "gamma": 1e-2}, {**base, "gamma": 0.5}])))
     assert 1.0 > near[0, 1] > far[0, 1]
     # active (rbf, gamma) against inactive (linear): the distance grows as the angle shrinks
-    pair = torch.tensor(space.encode([{**base, "gamma": 1e-2}, {"kernel": "linear", "C": 1.0}]))
+    pair = torch.tensor(space.encode([{**base, "gamma": 1e-2}, {"kernel": "linear", "c": 1.0}]))
     values = []
     for rho in (0.95, 0.5, 0.15):
         with torch.no_grad():
@@ -120,21 +112,14 @@ def test_fit_gp_with_the_arc_kernel_keeps_the_priors() -> None:
     with pytest.raises(ValueError, match="learns its lengthscales"):
         fit_gp(U, y, arc=space, lengthscale=0.5)
     with pytest.raises(ValueError, match="needs an isoline.Space with conditions"):
-        fit_gp(U[:, :4], y, arc=Space({k: PARAMS[k] for k in ("kernel", "C")}))
-
-
-def objective(c: dict) -> float:
-    value = np.log10(c["C"]) ** 2 + {"linear": 1.0, "rbf": 0.0, "poly": 0.5}[c["kernel"]]
-    if "gamma" in c:
-        value += (np.log10(c["gamma"]) + 2) ** 2
-    return float(value + 0.1 * c.get("degree", 0) + 0.2 * (c.get("coef") == "b"))
+        fit_gp(U[:, :4], y, arc=Space({k: svm().params[k] for k in ("kernel", "c")}))
 
 
 def test_gp_ei_with_the_arc_kernel_runs_and_repeats_with_its_seed() -> None:
     cheap = {"num_restarts": 2, "raw_samples": 64, "acq_maxiter": 30, "fit_ftol": 1e-6}
     runs = [
         iso.minimize(
-            objective,
+            conditional_bowl,
             svm(),
             "gp-ei",
             budget=8,
@@ -156,13 +141,13 @@ def test_gp_ei_refuses_the_arc_kernel_without_conditions() -> None:
     with pytest.raises(ValueError, match="inactive='arc' needs a space with conditions"):
         iso.minimize(lambda c: 0.0, flat, "gp-ei", budget=3, inactive="arc")
     with pytest.raises(ValueError, match="inactive"):
-        iso.minimize(objective, svm(), "gp-ei", budget=3, inactive="zero")
+        iso.minimize(conditional_bowl, svm(), "gp-ei", budget=3, inactive="zero")
 
 
 def test_gp_ei_fits_the_arc_kernel_only_when_asked() -> None:
     space = svm()
     U = points(8, 6).numpy()
-    y = np.array([objective(c) for c in space.decode(U)])
+    y = np.array([conditional_bowl(c) for c in space.decode(U)])
     for inactive, cls in (("arc", ArcKernel), ("impute", RBFKernel)):
         m = make_method("gp-ei", space.dim, space=space, inactive=inactive, kernel="rbf",
                         priors="botorch", seed=0)  # fmt: skip
