@@ -124,3 +124,26 @@ def test_hypervolume_improvement_stays_on_the_pytorch_path() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["True", "True"]
+
+
+def test_variance_floor_follows_the_output_of_smallest_scale() -> None:
+    """One GPyTorch floor holds for every output's model: it must not be raised for an
+    objective of scale 1e4 when a constraint of scale 1 sits beside it (it would hide
+    that constraint's posterior variances)."""
+    from gpytorch.settings import min_variance
+
+    from isoline.methods.base import variance_floor
+
+    def floor() -> float:
+        return float(min_variance.value(torch.float64))
+
+    default = floor()
+    big, unit, tiny = (np.linspace(-3.0, 3.0, 10) * s for s in (1e4, 1.0, 1e-6))
+    with variance_floor(big):
+        assert floor() > default  # one output of large scale: raised
+    with variance_floor(np.c_[big, unit]):
+        assert floor() == default
+    with variance_floor(np.c_[big, tiny]):
+        assert floor() < default  # the smallest scale sets it
+    with variance_floor(np.empty((0, 2))):
+        assert floor() == default

@@ -46,14 +46,16 @@ _MIN_VARIANCE = 1e-10
 
 
 @contextlib.contextmanager
-def variance_floor(y: np.ndarray) -> Iterator[None]:
-    """Scale GPyTorch's absolute floor on posterior variances with ``y``'s spread.
+def variance_floor(Y: np.ndarray) -> Iterator[None]:
+    """Scale GPyTorch's absolute floor on posterior variances with the outputs' spread.
 
-    GPyTorch clamps every posterior variance at 1e-10 in the units of ``y``; for an
+    GPyTorch clamps every posterior variance at 1e-10 in its output's units; for an
     objective of scale 1e-9 that floor exceeds the real variances and sets the
-    exploration terms. Where the standard deviation of the finite ``y`` lies outside
-    ``[1e-3, 1e3]`` the floor is multiplied by the square of the power of two nearest
-    it (:func:`isoline.acquisition.outside_range_unit`); otherwise nothing changes.
+    exploration terms. Where the standard deviation of the finite values of each column
+    of ``Y`` (``(n,)`` or ``(n, m)``) lies outside ``[1e-3, 1e3]``, the floor is multiplied
+    by the square of the smallest of the powers of two nearest them
+    (:func:`isoline.acquisition.outside_range_unit`): one floor holds for every output's
+    model, and one made for an objective of scale 1e4 would hide a constraint's variances.
     While GPyTorch is not imported no model can read the floor, so nothing is done (and
     a method without a GP runs without loading torch).
     """
@@ -64,8 +66,9 @@ def variance_floor(y: np.ndarray) -> Iterator[None]:
 
     from isoline.acquisition import outside_range_unit
 
-    finite = y[np.isfinite(y)]
-    unit = outside_range_unit(float(np.std(finite))) if finite.size > 1 else 1.0
+    cols = [c[np.isfinite(c)] for c in np.atleast_2d(np.asarray(Y, dtype=float).T)]
+    units = [outside_range_unit(float(np.std(c))) if c.size > 1 else 1.0 for c in cols]
+    unit = min(units, default=1.0)
     if unit == 1.0:
         yield
         return
@@ -229,7 +232,7 @@ class Method:
         elif self.needs_data and np.isfinite(self.y).sum() < 2:
             X = self.uniform(q)
         else:
-            with single_threaded(), variance_floor(self.y):
+            with single_threaded(), variance_floor(self.Y):
                 X = np.asarray(self.propose(q), dtype=float)
             if X.shape != (q, self.dim):
                 raise RuntimeError(
