@@ -1,0 +1,76 @@
+"""The method CPU of one constrained gp-ei run (issue 43 item 2), optionally profiled.
+
+    OMP_NUM_THREADS=1 nice -n 10 python benchmarks/auto/constrained_cost.py \
+        pressure-vessel logei 40 [--profile out.prof]
+
+Runs gp-ei with the given ``ei`` form on a problem of :mod:`isoline.problems` (its own
+objective specification), seed 0, into a scratch store, and prints the stored method CPU
+(attrs ``method_cpu``), the number of feasible evaluations and the best feasible value.
+With ``--profile`` the run is under cProfile (slower) and the fit and acquisition-search
+shares are printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import pstats
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "src"))
+
+import numpy as np  # noqa: E402
+
+import isoline as iso  # noqa: E402
+from isoline.store import Store  # noqa: E402
+
+#: functions whose cumulative time the profile summary prints
+PARTS = {
+    "propose": "gp_bo.py",
+    "_fit_outputs": "gp_bo.py",
+    "_maximize": "gp_bo.py",
+    "forward": "analytic.py",
+}
+
+
+def _profile_lines(path: str) -> list[str]:
+    stats = pstats.Stats(path).stats  # type: ignore[attr-defined]
+    lines = []
+    for (file, _, name), (_, calls, _, cum, _) in stats.items():
+        if name in PARTS and (file.endswith(PARTS[name]) or file.endswith("monte_carlo.py")):
+            lines.append(f"{name} ({Path(file).name}): {calls} calls, {cum:.1f} s cumulative")
+    return sorted(lines)
+
+
+def main() -> None:
+    p = argparse.ArgumentParser()
+    p.add_argument("problem")
+    p.add_argument("ei", choices=["qlogei", "logei"])
+    p.add_argument("budget", type=int)
+    p.add_argument("--profile")
+    a = p.parse_args()
+    problem = iso.problems.get(a.problem)
+    with tempfile.TemporaryDirectory() as tmp:
+        db = str(Path(tmp) / "run.db")
+        prof = cProfile.Profile() if a.profile else None
+        if prof:
+            prof.enable()
+        r = iso.optimize(problem, problem.space, direction=problem.objective, method="gp-ei",
+                         budget=a.budget, seed=0, storage=db, study="s", ei=a.ei)  # fmt: skip
+        if prof:
+            prof.disable()
+            prof.dump_stats(a.profile)
+        cpu = Store(db, readonly=True, create=False).get_study("s").attrs["method_cpu"]
+    ok = r.feasible
+    best = float(np.min(r.outputs[ok, 0])) if ok.any() else float("nan")
+    print(f"{a.problem} ei={a.ei} budget={a.budget}: method CPU {cpu:.1f} s, "
+          f"{int(ok.sum())} feasible, best feasible {best:.6g}")  # fmt: skip
+    if a.profile:
+        print("\n".join(_profile_lines(a.profile)))
+
+
+if __name__ == "__main__":
+    main()
