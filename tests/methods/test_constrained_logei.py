@@ -16,7 +16,6 @@ from botorch.acquisition.multi_objective.logei import (
     qLogNoisyExpectedHypervolumeImprovement,
 )
 
-from isoline.methods.gp_bo import GPEI
 from isoline.methods.gp_outputs import constrained_log_ei, impute_outputs
 from isoline.methods.registry import make_method
 
@@ -35,20 +34,6 @@ def bowl_below_diagonal(X: np.ndarray) -> np.ndarray:
 def corner_only(X: np.ndarray) -> np.ndarray:
     """``x0`` under ``1.8 - x0 - x1 <= 0``: feasible only near the corner (1, 1)."""
     return np.c_[X[:, 0], 1.8 - X[:, 0] - X[:, 1]]
-
-
-@pytest.fixture
-def used(monkeypatch: pytest.MonkeyPatch) -> list[type]:
-    """The acquisition classes gp-ei maximizes, in order."""
-    seen: list[type] = []
-    real = GPEI._maximize
-
-    def record(self, acqf, q, sequential=False):
-        seen.append(type(acqf))
-        return real(self, acqf, q, sequential)
-
-    monkeypatch.setattr(GPEI, "_maximize", record)
-    return seen
 
 
 def test_analytic_exactly_for_one_point_without_pending_under_constraints(
