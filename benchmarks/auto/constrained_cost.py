@@ -1,10 +1,11 @@
 """The method CPU of one constrained gp-ei run (issue 43 item 2), optionally profiled.
 
     OMP_NUM_THREADS=1 nice -n 10 python benchmarks/auto/constrained_cost.py \
-        pressure-vessel logei 40 [--profile out.prof]
+        pressure-vessel logei 40 [--options '{"acq_maxiter": 20}'] [--profile out.prof]
 
 Runs gp-ei with the given ``ei`` form on a problem of :mod:`isoline.problems` (its own
-objective specification), seed 0, into a scratch store, and prints the stored method CPU
+objective specification), seed 0, with further gp-ei options given as JSON, into a
+scratch store, and prints the stored method CPU
 (attrs ``method_cpu``), the number of feasible evaluations and the best feasible value.
 With ``--profile`` the run is under cProfile (slower) and the fit and acquisition-search
 shares are printed.
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import json
 import pstats
 import sys
 import tempfile
@@ -50,6 +52,7 @@ def main() -> None:
     p.add_argument("problem")
     p.add_argument("ei", choices=["qlogei", "logei"])
     p.add_argument("budget", type=int)
+    p.add_argument("--options", type=json.loads, default={}, help="more gp-ei options (JSON)")
     p.add_argument("--profile")
     a = p.parse_args()
     problem = iso.problems.get(a.problem)
@@ -59,14 +62,15 @@ def main() -> None:
         if prof:
             prof.enable()
         r = iso.optimize(problem, problem.space, direction=problem.objective, method="gp-ei",
-                         budget=a.budget, seed=0, storage=db, study="s", ei=a.ei)  # fmt: skip
+                         budget=a.budget, seed=0, storage=db, study="s", ei=a.ei,
+                         **a.options)  # fmt: skip
         if prof:
             prof.disable()
             prof.dump_stats(a.profile)
         cpu = Store(db, readonly=True, create=False).get_study("s").attrs["method_cpu"]
     ok = r.feasible
     best = float(np.min(r.outputs[ok, 0])) if ok.any() else float("nan")
-    print(f"{a.problem} ei={a.ei} budget={a.budget}: method CPU {cpu:.1f} s, "
+    print(f"{a.problem} ei={a.ei} {a.options} budget={a.budget}: method CPU {cpu:.1f} s, "
           f"{int(ok.sum())} feasible, best feasible {best:.6g}")  # fmt: skip
     if a.profile:
         print("\n".join(_profile_lines(a.profile)))
