@@ -1,0 +1,79 @@
+"""Apply a cost rule of the form of ``hpo_cost.yaml`` / ``constrained_cost.yaml`` to a suite.
+
+    python benchmarks/field/cost_rule.py benchmarks/field/hpo_cost.yaml --storage S \
+        --finals benchmarks/results/field/hpo_cost/finals.npz --base 'isoline gp-ei' \
+        --reference 'Optuna GP' --candidates 'gp-ei lean' 'gp-ei leaner'
+
+For each candidate, on the cells of ``finals.npz`` (a field summary's; every contender
+finished): (a) its summed method CPU (the studies' attrs ``method_cpu`` over those cells)
+over the reference's, and (b) the cells where its final is lower / higher than the base's
+and the paired one-sided Wilcoxon signed-rank test that it is higher (worse; zero
+differences dropped, scipy's default). A candidate passes if (a) <= 1.0 and in (b) it is
+worse in no more cells than better with p >= 0.05; of those passing, the one with the
+lower summed CPU is named. The rule text itself lives in each config's header.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+from scipy.stats import wilcoxon
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))
+
+from isoline.bench.config import load_config  # noqa: E402
+from isoline.run_loop import METHOD_CPU  # noqa: E402
+from isoline.store import Store  # noqa: E402
+
+
+def summed_cpu(store: Store, suite: str, label: str, cells: list[str]) -> float:
+    """Method CPU of ``label``'s runs on ``cells`` (``problem/seedN``), summed."""
+    total = 0.0
+    for cell in cells:
+        problem, seed = cell.rsplit("/", 1)
+        name = f"{suite}/{problem}/{label}/{seed}"
+        study = store.get_study(name)
+        if study is None or METHOD_CPU not in study.attrs:
+            raise SystemExit(f"no study {name} with its method CPU in the store")
+        total += float(study.attrs[METHOD_CPU])
+    return total
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("config")
+    p.add_argument("--storage", required=True)
+    p.add_argument("--finals", required=True)
+    p.add_argument("--base", required=True)
+    p.add_argument("--reference", required=True)
+    p.add_argument("--candidates", nargs="+", required=True)
+    a = p.parse_args()
+    suite = load_config(a.config).name
+    f = np.load(a.finals)
+    labels, cells, F = list(f["labels"]), [str(c) for c in f["cells"]], f["F"]
+    store = Store(a.storage, readonly=True, create=False)
+    ref = summed_cpu(store, suite, a.reference, cells)
+    base_cpu = summed_cpu(store, suite, a.base, cells)
+    base = F[:, labels.index(a.base)]
+    print(f"{len(cells)} cells; summed method CPU: {a.reference} {ref:.0f} s, "
+          f"{a.base} {base_cpu:.0f} s ({base_cpu / ref:.2f}x)")  # fmt: skip
+    passing = []
+    for label in a.candidates:
+        v = F[:, labels.index(label)]
+        cpu = summed_cpu(store, suite, label, cells)
+        better, worse = int((v < base).sum()), int((v > base).sum())
+        pw = float(wilcoxon(v, base, alternative="greater").pvalue) if better + worse else 1.0
+        ok = cpu / ref <= 1.0 and worse <= better and pw >= 0.05
+        print(f"{label}: CPU {cpu:.0f} s = {cpu / ref:.2f}x {a.reference}; better {better}, "
+              f"worse {worse}, tied {len(cells) - better - worse} than {a.base}; "
+              f"one-sided Wilcoxon (worse) p = {pw:.3f}; {'passes' if ok else 'fails'}")  # fmt: skip
+        if ok:
+            passing.append((cpu, label))
+    print(f"adopted: {min(passing)[1]}" if passing else "adopted: none (the base stays)")
+
+
+if __name__ == "__main__":
+    main()
