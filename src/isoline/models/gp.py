@@ -159,10 +159,8 @@ class GP:
         ``c * outputscale / l_i^2`` on the diagonal (c = 1 RBF, 5/3 Matern-5/2).
         """
         if not isinstance(self._base_kernel, MaternKernel | RBFKernel):
-            raise ValueError(
-                "gradient_posterior needs the stationary ARD kernel (matern52 or rbf); this "
-                f"GP uses {type(self._base_kernel).__name__}"
-            )
+            kind = type(self._base_kernel).__name__
+            raise ValueError(f"gradient_posterior needs the stationary ARD kernel, not {kind}")
         xt = self._tensor(x).reshape(-1)
         if xt.shape[0] != self.dim:
             raise ValueError(f"x must have shape ({self.dim},), got {tuple(np.shape(x))}")
