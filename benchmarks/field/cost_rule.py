@@ -10,7 +10,15 @@ over the reference's, and (b) the cells where its final is lower / higher than t
 and the paired one-sided Wilcoxon signed-rank test that it is higher (worse; zero
 differences dropped, scipy's default). A candidate passes if (a) <= 1.0 and in (b) it is
 worse in no more cells than better with p >= 0.05; of those passing, the one with the
-lower summed CPU is named. The rule text itself lives in each config's header.
+lower summed CPU is named.
+
+With ``--margin M`` the finals clause is a non-inferiority test instead (the form of
+``hpo_cost_confirm.yaml``): on the normalized scores of the field summary (0 = the best
+value in the cell, 1 = random search's median on the problem; ``finals.npz`` must hold a
+``random`` column), the upper end of the one-sided 95% percentile bootstrap interval of
+the mean score difference candidate minus base is below ``M``, and the one-sided Wilcoxon
+test that the candidate is worse gives p >= 0.05; the cell counts are reported, not
+tested. The rule text itself lives in each config's header.
 """
 
 from __future__ import annotations
@@ -23,8 +31,12 @@ import numpy as np
 from scipy.stats import wilcoxon
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from field import _random_median  # noqa: E402
 
 from isoline.bench.config import load_config  # noqa: E402
+from isoline.bench.ranks import mean_interval, normalized_scores  # noqa: E402
 from isoline.run_loop import METHOD_CPU  # noqa: E402
 from isoline.store import Store  # noqa: E402
 
@@ -42,6 +54,17 @@ def summed_cpu(store: Store, suite: str, label: str, cells: list[str]) -> float:
     return total
 
 
+def score_gap(F: np.ndarray, labels: list[str], cells: list[str], label: str, base: str
+              ) -> tuple[float, float]:  # fmt: skip
+    """Mean normalized-score difference ``label`` minus ``base`` over the cells where both
+    scores are defined, and the upper end of its one-sided 95% bootstrap interval."""
+    pairs = [(c.rsplit("/", 1)[0], 0) for c in cells]
+    S = normalized_scores(F, _random_median(pairs, F, labels))
+    d = S[:, labels.index(label)] - S[:, labels.index(base)]
+    mean, _, upper = mean_interval(d[~np.isnan(d)], level=0.90)
+    return float(mean[0]), float(upper[0])
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("config")
@@ -50,6 +73,7 @@ def main() -> None:
     p.add_argument("--base", required=True)
     p.add_argument("--reference", required=True)
     p.add_argument("--candidates", nargs="+", required=True)
+    p.add_argument("--margin", type=float, help="non-inferiority margin on normalized scores")
     a = p.parse_args()
     suite = load_config(a.config).name
     f = np.load(a.finals)
@@ -66,10 +90,17 @@ def main() -> None:
         cpu = summed_cpu(store, suite, label, cells)
         better, worse = int((v < base).sum()), int((v > base).sum())
         pw = float(wilcoxon(v, base, alternative="greater").pvalue) if better + worse else 1.0
-        ok = cpu / ref <= 1.0 and worse <= better and pw >= 0.05
+        gap = ""
+        if a.margin is None:
+            ok = cpu / ref <= 1.0 and worse <= better and pw >= 0.05
+        else:
+            mean, upper = score_gap(F, labels, cells, label, a.base)
+            ok = cpu / ref <= 1.0 and upper < a.margin and pw >= 0.05
+            gap = f"; score gap {mean:+.3f} (95% upper {upper:+.3f}, margin {a.margin})"
         print(f"{label}: CPU {cpu:.0f} s = {cpu / ref:.2f}x {a.reference}; better {better}, "
               f"worse {worse}, tied {len(cells) - better - worse} than {a.base}; "
-              f"one-sided Wilcoxon (worse) p = {pw:.3f}; {'passes' if ok else 'fails'}")  # fmt: skip
+              f"one-sided Wilcoxon (worse) p = {pw:.3f}{gap}; "
+              f"{'passes' if ok else 'fails'}")  # fmt: skip
         if ok:
             passing.append((cpu, label))
     print(f"adopted: {min(passing)[1]}" if passing else "adopted: none (the base stays)")

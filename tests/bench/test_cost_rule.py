@@ -76,3 +76,29 @@ def test_a_missing_run_is_an_error(script, tmp_path, monkeypatch) -> None:
     monkeypatch.setattr(sys, "argv", argv)
     with pytest.raises(SystemExit, match="no study s/p/ref/seed0"):
         script.main()
+
+
+def test_the_margin_form_tests_non_inferiority_of_scores(script, tmp_path, monkeypatch,
+                                                         capsys) -> None:  # fmt: skip
+    _store(tmp_path / "s.db")
+    (tmp_path / "c.yaml").write_text(
+        "name: s\nbudget: 1\nseeds: [0]\nmethods: [random]\nproblems: [{name: ackley, dim: 2}]\n"
+    )
+    base = np.zeros(6)
+    # random's median 10 above the base: a score unit is 10 in these values
+    near = base + [0.3, -0.2, 0.1, 0.1, 0.2, -0.2]  # mixed, mean gap about +0.005
+    far = base + [2.0, 1.0, 3.0, -0.5, 2.0, 1.0]  # mean gap about +0.15
+    F = np.c_[base, base, near, far, base + 10.0]
+    labels = ["base", "ref", "cheap", "worse", "random"]
+    np.savez(tmp_path / "f.npz", F=F, labels=np.array(labels), cells=np.array(CELLS))
+    argv = [str(SCRIPT), str(tmp_path / "c.yaml"), "--storage", str(tmp_path / "s.db"),
+            "--finals", str(tmp_path / "f.npz"), "--base", "base", "--reference", "ref",
+            "--candidates", "cheap", "worse", "--margin", "0.05"]  # fmt: skip
+    monkeypatch.setattr(sys, "argv", argv)
+    script.main()
+    cheap, worse = capsys.readouterr().out.splitlines()[1:3]
+    # worse in more cells than better, which the margin form does not forbid
+    assert "better 2, worse 4" in cheap and cheap.endswith("passes")
+    assert "margin 0.05" in worse and worse.endswith("fails")
+    gap = float(worse.split("score gap ")[1].split()[0])
+    assert 0.1 < gap < 0.2
