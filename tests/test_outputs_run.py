@@ -176,3 +176,30 @@ def test_the_study_summary_lists_the_front_or_the_best_feasible(tmp_path: Path) 
                        method="random", budget=8, seed=1, objectives=["f"], constraints=["c"])  # fmt: skip
     text = write_study_report(one, tmp_path / "one").read_text()
     assert f"- best feasible value: {one.fun:.6g}" in text
+
+
+@pytest.mark.parametrize("drawn", [(0, 1), (1, 0)])
+def test_the_drawn_front_passes_only_through_points_the_front_attains(drawn: tuple) -> None:
+    """Each corner of the front's staircase is weakly dominated by a front point, whether
+    the objective on the x axis is minimized (cost) or maximized (gain)."""
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.cbook import STEP_LOOKUP_MAP
+
+    from isoline.visualization import plot_pareto_front
+
+    def trade(x: np.ndarray) -> dict[str, float]:  # more gain costs more
+        return {"cost": float(x[0]), "gain": float(x[0] + 0.3 * x[1]), "c": float(x[1] - 0.9)}
+
+    res = iso.optimize(trade, BOX, method="random", budget=30, seed=0, **KW)
+    i, j = drawn
+    line = next(c for c in plot_pareto_front(res, objectives=drawn).axes[0].get_children()
+                if c.get_gid() == "front")  # fmt: skip
+    xs, ys = STEP_LOOKUP_MAP[line.get_drawstyle()](line.get_xdata(), line.get_ydata())
+    sign = np.where(np.array(res.directions) == "maximize", -1.0, 1.0)[[i, j]]
+    front = res.pareto_front()[1][:, [i, j]] * sign  # minimized
+    assert len(front) >= 3
+    for corner in np.column_stack([xs, ys]) * sign:
+        assert np.any(np.all(front <= corner + 1e-12, axis=1)), corner

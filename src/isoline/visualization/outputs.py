@@ -37,7 +37,10 @@ def plot_pareto_front(result: Any, *, objectives: tuple[int, int] = (0, 1), ax: 
     if bad.any():
         ax.scatter(Y[bad, i], Y[bad, j], s=14, marker="x", color="grey", label="infeasible",
                    gid="infeasible")  # fmt: skip
-    ax.plot(front[:, i], front[:, j], "o-", color="tab:red", drawstyle="steps-post",
+    # sorted by objective i, each step's corner must lie where a front point dominates it:
+    # after the next point's x when i is minimized, at the point's own x when maximized
+    steps = "steps-post" if spec.directions[i] == "minimize" else "steps-pre"
+    ax.plot(front[:, i], front[:, j], "o-", color="tab:red", drawstyle=steps,
             label=f"Pareto front ({len(front)})", gid="front")  # fmt: skip
     names = spec.names
     ax.set_xlabel(f"{names[i]} ({spec.directions[i]})")
