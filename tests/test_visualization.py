@@ -224,3 +224,24 @@ def test_a_maximized_study_is_drawn_best_highest(study: iso.Result, tmp_path: Pa
     assert "(maximize)" in ax.get_ylabel()
     text = write_study_report(res, tmp_path / "max").read_text()
     assert f"best value: {top['value']:.6g} (trial {top['number']})" in text
+
+
+def test_the_contour_star_marks_the_best_feasible_evaluation() -> None:
+    """With constraints the star is the best feasible evaluation, not the lowest value
+    (here infeasible); with nothing feasible there is no star."""
+    box = iso.Box([0.0, 0.0], [1.0, 1.0])
+
+    def run(limit: float) -> iso.Result:
+        return iso.optimize(lambda x: {"f": float(x.sum()), "c": float(limit - x.sum())}, box,
+                            method="random", budget=12, seed=0, objectives=["f"],
+                            constraints=["c"])  # fmt: skip
+
+    res = run(0.8)
+    assert res.feasible_found and not res.feasible.all()
+    assert np.nanargmin(res.values[:, 0]) not in np.flatnonzero(res.feasible)
+    star = _by_gid(plot_contour(res).axes[0], "best").get_offsets()
+    np.testing.assert_allclose(star[0], res.x)
+    none = run(5.0)
+    assert not none.feasible_found
+    ax = plot_contour(none).axes[0]
+    assert not [a for a in ax.get_children() if a.get_gid() == "best"]

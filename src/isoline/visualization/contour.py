@@ -45,7 +45,8 @@ def plot_contour(
 ) -> Any:
     """Filled contours of the fitted mean value over two parameters, the finished
     evaluations as points and the best one as a star (on a conditional space, of the
-    evaluations where both parameters are active).
+    evaluations where both parameters are active; with constraints, the best feasible
+    one, and no star when none is feasible).
 
     Args:
         result: a :class:`~isoline.Result` (e.g. from :func:`isoline.load`).
@@ -83,7 +84,8 @@ def plot_contour(
             f"a contour plot needs {MIN_EVALUATIONS} evaluations with both parameters "
             f"active; {int(both.sum())} have them"
         )
-    U, values = U[both], values[both]
+    feasible = ok["feasible"].to_numpy(dtype=bool) if "feasible" in ok else np.ones(len(ok), bool)
+    U, values, feasible = U[both], values[both], feasible[both]
     grid = np.linspace(0.0, 1.0, resolution)
     G0, G1 = np.meshgrid(grid, grid)
     mean = _fit(U, values, seed).predict(np.column_stack([G0.ravel(), G1.ravel()]))
@@ -93,9 +95,11 @@ def plot_contour(
                          levels=15, cmap="viridis", gid="mean")  # fmt: skip
     ax.scatter(_position(px, U[:, 0]), _position(py, U[:, 1]), s=16, c="white",
                edgecolors="black", linewidths=0.5, label="evaluations", gid="evaluations")  # fmt: skip
-    best = int(np.argmax(values) if direction(result) == "maximize" else np.argmin(values))
-    ax.scatter([_position(px, U[best, 0])], [_position(py, U[best, 1])], marker="*", s=160,
-               c="red", edgecolors="black", label="best", gid="best")  # fmt: skip
+    if feasible.any():  # an infeasible evaluation is never the best, however low
+        pick = np.argmax if direction(result) == "maximize" else np.argmin
+        best = int(np.flatnonzero(feasible)[pick(values[feasible])])
+        ax.scatter([_position(px, U[best, 0])], [_position(py, U[best, 1])], marker="*",
+                   s=160, c="red", edgecolors="black", label="best", gid="best")  # fmt: skip
     set_axis(ax, px, "x")
     set_axis(ax, py, "y")
     fig.colorbar(filled, ax=ax, label=f"fitted value ({direction(result)})", pad=0.01)
