@@ -203,3 +203,42 @@ def test_the_drawn_front_passes_only_through_points_the_front_attains(drawn: tup
     assert len(front) >= 3
     for corner in np.column_stack([xs, ys]) * sign:
         assert np.any(np.all(front <= corner + 1e-12, axis=1)), corner
+
+
+def test_the_progress_bar_shows_the_best_feasible_value() -> None:
+    """An infeasible evaluation with a better value is not the bar's best; before any
+    feasible one the bar shows no best."""
+    from isoline.progress import Progress
+
+    spec = iso.Objective("maximize", ["f"], ["c"])
+    bar = Progress(True, 3, 0, "s", spec)
+    try:
+        shown = lambda: bar.bar.tasks[0].fields["best"]  # noqa: E731
+        bar.advance(9.0, np.array([9.0, 1.0]))  # infeasible
+        assert "9" not in shown()
+        bar.advance(2.0, np.array([2.0, 0.0]))  # feasible (a constraint at 0)
+        bar.advance(5.0, np.array([5.0, 0.5]))  # infeasible
+        assert shown() == "best 2"
+    finally:
+        bar.close()
+
+
+def test_a_resumed_run_shows_the_best_of_its_stored_evaluations_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import isoline.run_loop
+    from isoline.progress import Progress
+
+    bars: list[Progress] = []
+
+    class Kept(Progress):
+        def __init__(self, *args: object, **kwargs: object) -> None:
+            super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+            bars.append(self)
+
+    monkeypatch.setattr(isoline.run_loop, "Progress", Kept)
+    calls = iter(range(1, 100))  # each evaluation worse than the one before
+    kw = dict(method="random", seed=0, storage=str(tmp_path / "s.db"), study="s", progress=True)
+    iso.optimize(lambda x: float(next(calls)), BOX, budget=3, **kw)  # type: ignore[arg-type]
+    res = iso.optimize(lambda x: float(next(calls)), BOX, budget=6, **kw)  # type: ignore[arg-type]
+    assert res.fun == 1.0 and bars[-1].best == 1.0

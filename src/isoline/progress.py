@@ -72,8 +72,8 @@ def get_verbosity() -> int:
 
 
 class Progress:
-    """A rich progress bar over evaluations (best value in the study's direction), or
-    nothing when disabled."""
+    """A rich progress bar over evaluations (best feasible value of the first objective,
+    in the study's direction), or nothing when disabled."""
 
     def __init__(
         self, enabled: bool, total: int, completed: int, name: str, objective: Objective
@@ -90,12 +90,22 @@ class Progress:
             self.task = self.bar.add_task(name, total=total, completed=completed, best="")
             self.bar.start()
 
-    def advance(self, y: float | None) -> None:
-        if y is not None:
+    def note(self, y: float | None, outputs: np.ndarray | None = None) -> None:
+        """Take an evaluation into the best value without counting it (one stored before
+        a resume)."""
+        feasible = outputs is None or bool(self.objective.feasible(outputs)[0])
+        if y is not None and feasible:
             self.best = min(self.best, self.sign * float(y))
+
+    def advance(self, y: float | None, outputs: np.ndarray | None = None) -> None:
+        """Count one evaluation: its value ``y`` (``None`` if it failed) and, in a run
+        with several outputs, its row ``outputs``, whose constraints decide whether ``y``
+        can be the best."""
+        self.note(y, outputs)
         if self.bar is not None:
             best = self.sign * float(self.best)
-            self.bar.update(self.task, advance=1, best=f"best {best:.6g}")
+            text = f"best {best:.6g}" if np.isfinite(self.best) else ""
+            self.bar.update(self.task, advance=1, best=text)
 
     def close(self) -> None:
         if self.bar is not None:

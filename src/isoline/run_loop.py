@@ -124,11 +124,15 @@ class Run:
         deadline: float | None = None,
     ) -> str:
         """Evaluate to the end of the budget; returns why the call ended."""
-        n_total = len(self.store.trials(self.rec))
+        stored = self.store.trials(self.rec)
+        n_total = len(stored)
         title = self.rec.name
         if self.resumed is not None:
             title = f"resuming study {self.rec.name}: {self.resumed} stored evaluations"
         bar = Progress(progress, self.budget, n_total - len(self.todo), title, self.opt.objective)
+        for t in stored:  # a resumed study's best so far includes its stored evaluations
+            if t.status == "ok":
+                bar.note(t.y, t.outputs)
         failures = _FailureWatch(max_initial_failures)
         watch = _Watch(pool, bar, raise_on_error, failures, timeout, deadline)
         method_cpu = 0.0  # CPU seconds of the method since the last batch was stored
@@ -201,7 +205,7 @@ class Run:
                 ys[numbers[i]] = (
                     np.full(spec.n_outputs, np.nan) if out.outputs is None else out.outputs
                 )
-            bar.advance(out.y)
+            bar.advance(out.y, out.outputs)
             failures.add(out.status, out.error)
             if out.status == "failed" and first_error is None:
                 first_error = out.error
