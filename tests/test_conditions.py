@@ -194,3 +194,35 @@ def test_report_plots_a_conditional_study(tmp_path) -> None:
     assert "(inactive)" in summary or "| gamma |" in summary
     for stem in ("slice", "parallel_coordinates", "importances", "history"):
         assert (tmp_path / "report" / f"{stem}.png").exists(), stem
+
+
+def test_a_choice_none_is_a_value_not_an_inactive_parameter(tmp_path) -> None:
+    """``None`` among a Categorical's choices (``max_depth=None``) is shown as that
+    choice in the table, the plots' codes and the report, never as "(inactive)"; an
+    inactive one is still marked missing."""
+    from isoline.evaluations import parameters
+    from isoline.visualization import write_study_report
+
+    space = Space(
+        {"depth": Categorical([None, 3]), "pen": Categorical(["l2", "x"]),
+         "solver": Categorical([None, "saga"]), "x": Real(0.0, 1.0)},
+        {"solver": {"pen": "x"}},
+    )  # fmt: skip
+
+    def f(c: dict) -> float:
+        return c["x"] + (c["depth"] is not None) + (c.get("solver") is not None)
+
+    res = iso.minimize(f, space, "random", budget=16, seed=0)
+    table = res.to_dataframe()
+    by_name = {p.name: p for p in parameters(space)}
+    for c, (_, row) in zip(res.x_iters, table.iterrows()):
+        codes = {n: by_name[n].codes([row[f"params_{n}"]])[0] for n in ("depth", "solver")}
+        assert codes["depth"] == (0 if c["depth"] is None else 1)
+        if "solver" in c:
+            assert codes["solver"] == (0 if c["solver"] is None else 1)
+        else:
+            assert np.isnan(codes["solver"])
+    assert any(c["depth"] is None for c in res.x_iters) and res.x["depth"] is None
+    assert any(c.get("solver", 0) is None for c in res.x_iters)
+    text = write_study_report(res, tmp_path / "r").read_text()
+    assert "| depth | None |" in text and "(inactive)" not in text.split("| depth |")[1][:12]

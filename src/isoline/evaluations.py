@@ -10,7 +10,8 @@ One row per finished evaluation, in evaluation order, with the columns
   chosen objects themselves (an ``object`` column). A conditional parameter (a
   :class:`~isoline.params.Space` with ``conditions``) is missing where it was inactive:
   NaN for a Real, ``<NA>`` (a nullable ``Int64`` column) for an Integer, ``None`` for a
-  Categorical;
+  Categorical (``<NA>`` for one that has ``None`` among its choices, so that the choice
+  ``None`` is told apart from an inactive parameter);
 - ``value``: what the objective returned (NaN for a failed evaluation);
 - with named or several outputs (``Result.values``): ``values_<name>`` per output, in
   ``Result.output_names`` order; ``feasible`` with constraints; ``pareto`` (on the
@@ -75,6 +76,7 @@ class Parameter:
         low, high: its bounds (``None`` for a categorical).
         log: whether it lives on a log scale.
         choices: a categorical's choices (empty otherwise).
+        conditional: whether a condition can make it inactive.
     """
 
     name: str
@@ -83,10 +85,20 @@ class Parameter:
     high: float | None = None
     log: bool = False
     choices: tuple[Any, ...] = ()
+    conditional: bool = False
 
     @property
     def column(self) -> str:
         return PREFIX + self.name
+
+    def inactive(self, v: Any) -> bool:
+        """Whether the table cell ``v`` marks this parameter inactive (never for one
+        without a condition; ``None`` is a value when it is one of the choices)."""
+        if not self.conditional:
+            return False
+        if v is None:
+            return not any(c is None for c in self.choices)
+        return is_missing(v)
 
     def codes(self, values: Sequence[Any]) -> np.ndarray:
         """``(n,)`` numbers to place ``values`` on an axis: the values themselves, or a
@@ -94,7 +106,7 @@ class Parameter:
         if self.kind != "categorical":
             return np.array([np.nan if is_missing(v) else v for v in values], dtype=float)
         c = Categorical(self.choices)
-        return np.array([np.nan if v is None else c.index(v) for v in values], dtype=float)
+        return np.array([np.nan if self.inactive(v) else c.index(v) for v in values], dtype=float)
 
     def unit(self, values: Sequence[Any]) -> np.ndarray:
         """``(n,)`` positions of ``values`` in ``[0, 1]`` (log-scaled where the parameter
@@ -124,13 +136,14 @@ def parameters(space: Box | Space) -> list[Parameter]:
         ]
     out = []
     for name, p in space.params.items():
+        cond = name in space.conditions.parent
         if isinstance(p, Categorical):
-            out.append(Parameter(name, "categorical", choices=p.choices))
+            out.append(Parameter(name, "categorical", choices=p.choices, conditional=cond))
         elif isinstance(p, Integer):
-            out.append(Parameter(name, "integer", float(p.low), float(p.high), p.log))
+            out.append(Parameter(name, "integer", float(p.low), float(p.high), p.log, (), cond))
         else:
             assert isinstance(p, Real)
-            out.append(Parameter(name, "real", p.low, p.high, p.log))
+            out.append(Parameter(name, "real", p.low, p.high, p.log, (), cond))
     return out
 
 
@@ -195,6 +208,8 @@ def _columns(space: Box | Space, x_iters: Any, n: int) -> list[Any]:
         elif isinstance(p, Real):
             out.append(np.array([np.nan if v is None else v for v in values], dtype=float))
         else:
+            if conditional and any(c is None for c in p.choices):  # None is a choice
+                values = [v if name in c else pd.NA for v, c in zip(values, x_iters)]
             out.append(pd.Series(values, dtype=object))
     return out
 

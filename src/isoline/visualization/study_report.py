@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from isoline.evaluations import is_missing
+from isoline.evaluations import Parameter, parameters
 from isoline.visualization.common import StudyResult, direction
 from isoline.visualization.contour import plot_contour
 from isoline.visualization.coordinates import plot_parallel_coordinates
@@ -136,8 +136,8 @@ def _best(result: StudyResult, frame: Any) -> list[str]:
     label = "best feasible value" if "feasible" in frame else "best value"
     lines = [f"- {label}: {values[best]:.6g} (trial {int(row['number'])})", "",
              "| parameter | best value |", "| --- | --- |"]  # fmt: skip
-    for column in _param_columns(frame):
-        lines.append(f"| {column.removeprefix('params_')} | {_cell(row[column])} |")
+    for p in _params(result):
+        lines.append(f"| {p.name} | {_cell(row[p.column], p)} |")
     return lines
 
 
@@ -158,23 +158,27 @@ def _front(result: StudyResult, frame: Any, spec: Any) -> list[str]:
         lines.append(f"- hypervolume: {hv:.6g} against the inferred reference point {ref}")
     except (AttributeError, ValueError) as err:
         lines.append(f"- hypervolume: not computed ({err})")
-    params = _param_columns(frame)
-    head = ["trial", *spec.names[: spec.n_objectives], *(c.removeprefix("params_") for c in params)]
+    params = _params(result)
+    head = ["trial", *spec.names[: spec.n_objectives], *(p.name for p in params)]
     lines += ["", "| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
     shown = on_front.sort_values(objectives[0]).head(FRONT_ROWS)
     for _, row in shown.iterrows():
-        cells = [str(int(row["number"])), *(_cell(row[c]) for c in [*objectives, *params])]
+        cells = [str(int(row["number"])), *(_cell(row[c]) for c in objectives)]
+        cells += [_cell(row[p.column], p) for p in params]
         lines.append("| " + " | ".join(cells) + " |")
     if len(on_front) > FRONT_ROWS:
         lines.append(f"\n{len(on_front) - FRONT_ROWS} more front evaluations in evaluations.csv.")
     return lines
 
 
-def _param_columns(frame: Any) -> list[str]:
-    return [c for c in frame.columns if c.startswith("params_")]
+def _params(result: StudyResult) -> list[Parameter]:
+    assert result.space is not None  # to_dataframe needs it
+    return parameters(result.space)
 
 
-def _cell(v: Any) -> str:
-    if is_missing(v):
+def _cell(v: Any, p: Parameter | None = None) -> str:
+    """A table cell: ``v`` as text, or "(inactive)" where it marks parameter ``p``
+    inactive (the choice ``None`` of a categorical is a value)."""
+    if p is not None and p.inactive(v):
         return "(inactive)"  # a conditional parameter its condition switched off
     return f"{v:.6g}" if isinstance(v, float) else str(v)
