@@ -91,3 +91,19 @@ def test_pareto_front_hypervolume_and_reference_point() -> None:
         o.hypervolume(Y, [1.0])
     with pytest.raises(ValueError, match="no feasible point"):
         o.reference_point(Y[3:4])
+
+
+def test_outputs_take_every_real_number_one_objective_takes() -> None:
+    """A 0-d tensor (a BoTorch function's value), a Decimal or a NumPy scalar is a
+    number in a row of outputs as it is for one objective; a bool is not."""
+    import decimal
+
+    torch = pytest.importorskip("torch")
+    named = Objective("minimize", ["err"], ["mem"])
+    row = named.outputs({"err": torch.tensor(0.25, dtype=torch.float64),
+                         "mem": decimal.Decimal("-1.5")})  # fmt: skip
+    np.testing.assert_array_equal(row, [0.25, -1.5])
+    two = Objective(["minimize", "maximize"])
+    np.testing.assert_array_equal(two.outputs([torch.tensor(1.0), np.int64(2)]), [1.0, 2.0])
+    with pytest.raises(OutputError, match="'mem' must be a number"):
+        named.outputs({"err": 0.25, "mem": True})

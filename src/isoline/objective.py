@@ -20,7 +20,6 @@ imported only when asked for.
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -75,11 +74,17 @@ def _names(names: object, what: str) -> tuple[str, ...]:
 
 
 def _number(value: object, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        if isinstance(value, np.ndarray) and value.size == 1 and value.dtype.kind in "fiu":
-            return float(value.reshape(()))
-        raise OutputError(f"output {name!r} must be a number, got {value!r}")
-    return float(value)
+    """``value`` as a float: a real number as one objective's value is read
+    (:func:`isoline.outcomes.as_real`: 0-d arrays and tensors, Decimal, NumPy scalars;
+    no bool), or a one-element numeric array."""
+    from isoline.outcomes import as_real  # imported here: outcomes imports this module
+
+    if isinstance(value, np.ndarray) and value.size == 1 and value.dtype.kind in "fiu":
+        return float(value.reshape(()))
+    try:
+        return as_real(value)
+    except TypeError:
+        raise OutputError(f"output {name!r} must be a number, got {value!r}") from None
 
 
 @dataclass(frozen=True, init=False)
