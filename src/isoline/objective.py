@@ -27,6 +27,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from isoline.validation import as_real
+
 __all__ = ["DIRECTIONS", "REFERENCE_SCALE", "UNSET", "Objective", "OutputError", "Unset"]
 
 #: the directions an objective can be optimized in
@@ -75,10 +77,8 @@ def _names(names: object, what: str) -> tuple[str, ...]:
 
 def _number(value: object, name: str) -> float:
     """``value`` as a float: a real number as one objective's value is read
-    (:func:`isoline.outcomes.as_real`: 0-d arrays and tensors, Decimal, NumPy scalars;
+    (:func:`isoline.validation.as_real`: 0-d arrays and tensors, Decimal, NumPy scalars;
     no bool), or a one-element numeric array."""
-    from isoline.outcomes import as_real  # imported here: outcomes imports this module
-
     if isinstance(value, np.ndarray) and value.size == 1 and value.dtype.kind in "fiu":
         return float(value.reshape(()))
     try:

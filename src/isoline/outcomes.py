@@ -8,9 +8,7 @@ malformed return, an exception, NaN or inf is a ``failed`` outcome with its reas
 
 from __future__ import annotations
 
-import decimal
 import math
-import numbers
 import time
 import traceback
 from collections.abc import Callable, Mapping
@@ -20,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from isoline.objective import Objective
+from isoline.validation import as_real
 
 __all__ = ["Outcome", "RowObjective", "as_real", "evaluate"]
 
@@ -53,25 +52,6 @@ class Outcome:
     #: the whole row of outputs (objectives then constraints, user units) of a run with
     #: named or several outputs; ``None`` otherwise
     outputs: np.ndarray | None = None
-
-
-def as_real(v: Any) -> float:
-    """``v`` as a float if it is a real number, else TypeError saying what it is.
-
-    Real numbers are ``int``, ``float``, ``fractions.Fraction``, ``decimal.Decimal``, NumPy
-    integer and floating scalars, and 0-d arrays or tensors holding one of them. Booleans,
-    complex numbers, strings and sequences are not: converting them silently would store a
-    value the objective never meant.
-    """
-    if isinstance(v, (bool, np.bool_)):
-        raise TypeError(f"a bool ({v!r}) is not an objective value")
-    if isinstance(v, (numbers.Real, decimal.Decimal)):
-        return float(v)
-    if getattr(v, "ndim", None) == 0 and callable(getattr(v, "item", None)):
-        return as_real(v.item())
-    text = repr(v)
-    text = text if len(text) <= 60 else text[:57] + "..."
-    raise TypeError(f"expected a real number, got {type(v).__name__} {text}")
 
 
 def evaluate(f: Callable[..., Any], x: Any, number: int | None = None) -> Outcome:

@@ -7,17 +7,19 @@ of range; both messages name the argument. Booleans are never accepted as number
 
 from __future__ import annotations
 
+import decimal
 import math
 import numbers
 import unicodedata
 from collections.abc import Collection
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 
 __all__ = [
     "MAX_STORED_INT",
     "MAX_STUDY_NAME",
+    "as_real",
     "check_batch",
     "check_bool",
     "check_choice",
@@ -203,3 +205,22 @@ def same_value(a: object, b: object) -> bool:
         return bool(a == b)
     except Exception:  # e.g. arrays, whose comparison has no single truth value
         return a is b
+
+
+def as_real(v: Any) -> float:
+    """``v`` as a float if it is a real number, else TypeError saying what it is.
+
+    Real numbers are ``int``, ``float``, ``fractions.Fraction``, ``decimal.Decimal``, NumPy
+    integer and floating scalars, and 0-d arrays or tensors holding one of them. Booleans,
+    complex numbers, strings and sequences are not: converting them silently would store a
+    value the objective never meant.
+    """
+    if isinstance(v, (bool, np.bool_)):
+        raise TypeError(f"a bool ({v!r}) is not an objective value")
+    if isinstance(v, (numbers.Real, decimal.Decimal)):
+        return float(v)
+    if getattr(v, "ndim", None) == 0 and callable(getattr(v, "item", None)):
+        return as_real(v.item())
+    text = repr(v)
+    text = text if len(text) <= 60 else text[:57] + "..."
+    raise TypeError(f"expected a real number, got {type(v).__name__} {text}")
