@@ -97,3 +97,24 @@ def test_set_constraint_values_reach_the_method_without_a_constraints_func() -> 
     assert state.constraints == ("x_below_half",)
     best = min(t.value for t in study.trials if t.params["x"] <= 0.5)
     assert best < -0.5 + 1e-3  # the feasible minimum, x = 0.5
+
+
+def test_an_infinite_constraint_value_is_feasible_or_not_as_optuna_reads_it() -> None:
+    """Optuna takes ``-inf`` as a satisfied constraint and ``+inf`` as a violated one; the
+    method sees each trial feasible exactly when Optuna does, with its objective value."""
+
+    def objective(trial: optuna.Trial) -> float:
+        x = trial.suggest_float("x", 0.0, 1.0)
+        trial.set_constraint("c", -np.inf if x < 0.3 else np.inf if x > 0.7 else x - 0.5)
+        return x
+
+    sampler = IsolineSampler("cobyqa", seed=0)
+    study = optuna.create_study(sampler=sampler)
+    study.optimize(objective, n_trials=14)
+    (state,) = sampler._states.values()
+    m = state.optimizer.method
+    told = study.trials[: len(m.Y)]
+    assert {t.constraints["c"] for t in told} >= {-np.inf, np.inf}
+    np.testing.assert_array_equal(m.feasible(), [t.constraints["c"] <= 0 for t in told])
+    np.testing.assert_array_equal(m.Y[:, 0], [t.value for t in told])
+    assert state.optimizer.best[1] == min(t.value for t in told if t.constraints["c"] <= 0)

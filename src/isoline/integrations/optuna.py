@@ -38,7 +38,7 @@ trial's system attributes: the tuple of the sampler's ``constraints_func`` (stor
 each complete or pruned trial, as Optuna's own samplers do) and each
 ``Trial.set_constraint(name, value)``. They reach the method beside the objectives as one
 row of outputs per trial (a missing constraint value makes the trial a failed
-evaluation). A method that does not handle constraints gets the objectives alone, and the
+evaluation; an infinite one, which Optuna accepts, is made finite on its side of 0). A method that does not handle constraints gets the objectives alone, and the
 study one ``UserWarning`` per process saying that its constraints are ignored.
 """
 
@@ -392,6 +392,8 @@ class IsolineSampler(BaseSampler):
             state.told.add(t.number)
             configs.append(config)
             values.append(_outputs(t, len(study.directions), state.constraints))
+        if configs and state.constraints:
+            values = _finite_constraints(values, trials, len(study.directions), state.constraints)
         if configs:
             state.optimizer.tell(configs, values)
         for config in pending:
@@ -461,6 +463,21 @@ def _constraint_values(t: FrozenTrial) -> dict[str, float]:
     prefix = f"{_CONSTRAINTS}:"
     out.update({k[len(prefix) :]: v for k, v in t.system_attrs.items() if k.startswith(prefix)})
     return out
+
+
+def _finite_constraints(rows: list[Any], trials: list[FrozenTrial], k: int,
+                        constraints: tuple[str, ...]) -> list[Any]:  # fmt: skip
+    """``rows`` with each infinite constraint value (Optuna's ``-inf`` is satisfied,
+    ``+inf`` violated; a method reads it as a failure) moved to the finite values of that
+    constraint in the study, or 0, extended by their spread (at least 1) on its side."""
+    for j, name in enumerate(constraints, start=k):
+        seen = [float(_constraint_values(t).get(name, math.nan)) for t in trials]
+        finite = [v for v in seen if math.isfinite(v)] + [0.0]
+        margin = max(max(finite) - min(finite), 1.0)
+        for row in rows:
+            if math.isinf(row[j]):
+                row[j] = min(finite) - margin if row[j] < 0 else max(finite) + margin
+    return rows
 
 
 def _outputs(t: FrozenTrial, n_objectives: int, constraints: tuple[str, ...]) -> Any:
