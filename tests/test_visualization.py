@@ -245,3 +245,6 @@ def test_the_contour_star_marks_the_best_feasible_evaluation() -> None:
     assert not none.feasible_found
     ax = plot_contour(none).axes[0]
     assert not [a for a in ax.get_children() if a.get_gid() == "best"]
+    # the parallel coordinates draw the best feasible evaluation last, on top
+    top = _by_gid(plot_parallel_coordinates(res).axes[0], "evaluations").get_segments()[-1]
+    np.testing.assert_allclose(top[1:, 1], res.x)  # the box is the unit square

@@ -18,7 +18,8 @@ def plot_parallel_coordinates(
     result: StudyResult, params: Sequence[str] | None = None, *, ax: Any = None
 ) -> Any:
     """Each finished evaluation as a line across vertical axes, the value first and then
-    one axis per parameter, coloured by value (the best darkest, drawn on top). Every axis
+    one axis per parameter, coloured by value (the best darkest, drawn on top; with
+    constraints, the infeasible ones beneath the feasible ones). Every axis
     runs from its parameter's lower bound (bottom) to its upper bound (top), on a log
     scale for a log-scaled parameter; a categorical's choices are spaced evenly; the value
     axis runs from the lowest to the highest value. On a conditional space a line leaves a
@@ -47,7 +48,9 @@ def plot_parallel_coordinates(
     Y = np.column_stack(columns)
     xs = np.arange(Y.shape[1], dtype=float)
     maximize = direction(result) == "maximize"
-    order = np.argsort(values if maximize else -values, kind="stable")  # best drawn last
+    # best drawn last, on top; with constraints the infeasible ones beneath the feasible
+    feasible = ok["feasible"].to_numpy(dtype=bool) if "feasible" in ok else np.ones(len(ok), bool)
+    order = np.lexsort((values if maximize else -values, feasible))
     fig, (ax,) = figure(ax, width=max(6.0, 1.6 * len(xs)), height=4.2)
     lines = LineCollection([np.column_stack([xs, Y[i]]) for i in order], array=values[order],
                            cmap="viridis_r" if not maximize else "viridis", lw=1.2,
