@@ -64,3 +64,19 @@ def test_an_inactive_parameter_is_refused_and_the_seed_fixes_the_folds() -> None
     assert [p(c)[0] for c in configs] != [other(c)[0] for c in configs]
     with pytest.raises(ValueError, match="dataset"):
         iso.problems.get("hpo-cash", dataset="mnist")
+
+
+def test_svm_fits_stop_at_the_iteration_cap(monkeypatch) -> None:
+    """A corner where libsvm does not converge (it ran for hours uncapped) ends at the cap,
+    with the cap's model, in both problems that fit SVMs."""
+    import isoline.problems.conditional as cond
+
+    monkeypatch.setattr(cond, "SVM_MAX_ITER", 50)
+    corner = {"C": 1000.0, "kernel": "poly", "gamma": 10.0, "degree": 4, "coef0": -1.0}
+    svm = iso.problems.get("hpo-svm-kernel", dataset="breast", seed=0)
+    cash = iso.problems.get("hpo-cash", dataset="breast", seed=0)
+    assert svm.estimator(corner).max_iter == 50
+    cash_corner = {"model": "svm", **{f"svm_{k}": v for k, v in corner.items() if k != "coef0"}}
+    assert cash.estimator(cash_corner).max_iter == 50
+    y, _ = svm(corner)
+    assert 0.0 <= y <= 1.0
