@@ -13,9 +13,13 @@ finite.
 
 Several objectives are compared by Pareto dominance and summarized by the hypervolume they
 dominate (Zitzler and Thiele, "Multiobjective optimization using evolutionary algorithms -
-a comparative case study", PPSN 1998). Dominance, hypervolume and the inferred reference
-point come from BoTorch's multi-objective utilities (``botorch.utils.multi_objective``),
-imported only when asked for.
+a comparative case study", PPSN 1998). Dominance and the inferred reference point come
+from BoTorch's multi-objective utilities (``botorch.utils.multi_objective``); the
+hypervolume from moocore's exact algorithms (Fonseca, Paquete and López-Ibáñez, "An
+improved dimension-sweep algorithm for the hypervolume indicator", IEEE CEC 2006;
+Guerreiro and Fonseca, "Computing and updating hypervolume contributions in up to four
+dimensions", IEEE Transactions on Evolutionary Computation 2018). Both are imported only
+when asked for.
 """
 
 from __future__ import annotations
@@ -374,35 +378,38 @@ class Objective:
         sign = np.array([1.0 if d == "maximize" else -1.0 for d in self.directions])
         return r * sign
 
+    def _maximized_reference(self, ref: npt.ArrayLike) -> np.ndarray:
+        """``ref`` (user units, checked) in BoTorch's maximized convention."""
+        return self._from_maximized(self.check_reference(ref))  # the sign map is its own inverse
+
     def hypervolume(self, Y: npt.ArrayLike, ref: npt.ArrayLike) -> float:
         """The hypervolume the feasible rows of ``Y`` dominate up to ``ref`` (user units);
-        0 when none dominates it (BoTorch's ``Hypervolume``)."""
-        import torch
-        from botorch.utils.multi_objective.hypervolume import Hypervolume
-
-        r = self.check_reference(ref)
-        idx = self.pareto_indices(Y)
-        rm = -self.rows(self.internal(np.concatenate([r, np.zeros(self.n_constraints)])))[0]
-        rm = rm[: self.n_objectives]
-        P = self._maximized(Y)[idx]
-        P = P[(P > rm).all(axis=1)]
-        if len(P) == 0:
-            return 0.0
-        hv = Hypervolume(torch.as_tensor(rm)).compute(torch.as_tensor(P))
-        return float(hv)
+        0 when none dominates it."""
+        rm = self._maximized_reference(ref)
+        P = self._maximized(Y)[self.pareto_indices(Y)]
+        return _dominated_volume(P[(P > rm).all(axis=1)], rm)
 
     def hypervolume_history(self, Y: npt.ArrayLike, ref: npt.ArrayLike) -> np.ndarray:
-        """``(n,)`` hypervolume of the first ``i + 1`` rows, for each ``i``."""
+        """``(n,)`` hypervolume of the first ``i + 1`` rows, for each ``i``
+        (:meth:`hypervolume` of each prefix).
+
+        The hypervolume changes only at a row that is feasible, dominates ``ref`` and is
+        not weakly dominated by the front of the rows before it; only there is it
+        computed again (of that front, updated), elsewhere the previous value stays.
+        """
+        rm = self._maximized_reference(ref)
         R = self.rows(Y)
+        P = self._maximized(R)
+        with np.errstate(invalid="ignore"):
+            counts = self.feasible(R) & (P > rm).all(axis=1)
         out = np.zeros(len(R))
-        last = -1.0
-        feasible = self.feasible(R)
-        for i in range(len(R)):
-            if i and not feasible[i]:
-                out[i] = last
-                continue
-            last = self.hypervolume(R[: i + 1], ref)
-            out[i] = last
+        front = np.empty((0, self.n_objectives))
+        hv = 0.0
+        for i, p in enumerate(P):
+            if counts[i] and not (front >= p).all(axis=1).any():
+                front = np.vstack([front[~(p >= front).all(axis=1)], p])
+                hv = _dominated_volume(front, rm)
+            out[i] = hv
         return out
 
     # -- records -------------------------------------------------------------------------
@@ -439,3 +446,15 @@ class Objective:
         parts = [f"{n} ({d})" for n, d in zip(self.names, self.directions)]
         parts += [f"{c} (<= 0)" for c in self.constraints]
         return ", ".join(parts)
+
+
+def _dominated_volume(P: np.ndarray, rm: np.ndarray) -> float:
+    """The volume the rows of ``P`` (maximized, each better than ``rm`` in every column,
+    none dominating another) dominate up to ``rm`` (moocore's exact hypervolume; 0 for no
+    row). The rows are sorted first, so that the same front in any order gives the same
+    float."""
+    if len(P) == 0:
+        return 0.0
+    import moocore
+
+    return float(moocore.hypervolume(np.unique(P, axis=0), ref=rm, maximise=True))
