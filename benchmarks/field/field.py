@@ -241,6 +241,16 @@ def _ecdf(
     return written
 
 
+def _direction_note(cfg: BenchConfig) -> str:
+    """What the values are in when the config maximizes (isoline minimizes the negated
+    objective; ``F`` in ``finals.npz`` keeps those minimized values)."""
+    if cfg.direction != "maximize":
+        return ""
+    return (" The config maximizes: isoline minimizes the objective negated, and the final "
+            "values (F in finals.npz) are those minimized values, lower is better; a run's "
+            "value is its highest objective value negated.")  # fmt: skip
+
+
 def summary(args: argparse.Namespace) -> None:
     cfg = _contenders(
         load_config(args.config).subset(seeds=args.seeds, problems=args.problems), args.methods
@@ -278,7 +288,7 @@ def summary(args: argparse.Namespace) -> None:
         f"at {git_commit()}.", "",
         f"{len(cells)} complete cells (problem x seed) of {len(cfg.problems) * len(cfg.seeds)} in the config. "
         "Values are the best noise-free value of each run (precision above the optimum where the "
-        "problem knows it). Rank 1 = lowest in a cell; the interval is a 95% percentile bootstrap "
+        "problem knows it). Rank 1 = best in a cell; the interval is a 95% percentile bootstrap "
         "over cells; score 0 = best value of any contender in the cell, 1 = random search's "
         "median on that problem; p: paired one-sided Wilcoxon test of the best-ranked contender "
         "against each, Benjamini-Hochberg over the table; suggestion time: wall seconds between "
@@ -287,7 +297,8 @@ def summary(args: argparse.Namespace) -> None:
         f"{TIME_REFERENCE}'s; unaffected by other jobs on the machine, blank for runs stored "
         "before it was recorded). "
         "The auto contender runs the method it chooses, with the same seed: it is ranked as a "
-        "stand-in for that method's run (which it repeats), the other contenders without it.",
+        "stand-in for that method's run (which it repeats), the other contenders without it."
+        + _direction_note(cfg),
         "", "## All complete cells", "", to_markdown(_rank_table(labels, F, med, runs, cells, auto)), ""]  # fmt: skip
     groups: dict[str, list[int]] = defaultdict(list)
     for i, (p, _) in enumerate(cells):
@@ -317,6 +328,7 @@ def summary(args: argparse.Namespace) -> None:
     np.savez(
         out / "finals.npz",
         F=F,
+        direction=np.array(cfg.direction),
         labels=np.array(labels),
         cells=np.array([f"{p}/seed{s}" for p, s in cells]),
     )

@@ -38,6 +38,7 @@ from field import (  # noqa: E402
     _auto_column,
     _cells,
     _contenders,
+    _direction_note,
     _random_median,
 )
 
@@ -126,7 +127,8 @@ def main(argv: list[str] | None = None) -> None:
         "percentile bootstrap over cells). Score: 0 = the best value of those contenders in "
         "the cell, 1 = random search's median on the problem. p: paired one-sided Wilcoxon "
         "signed-rank test that the variant's finals are lower than the base's, "
-        "Benjamini-Hochberg over the variants; and, uncorrected, that they are higher.", "",
+        "Benjamini-Hochberg over the variants; and, uncorrected, that they are higher."
+        + _direction_note(cfg), "",
         to_markdown(rows), "",
         f"## Mean rank per problem among the base, the variants and {TIME_REFERENCE}", "",
         to_markdown(per_problem), "",

@@ -13,7 +13,9 @@ was feasible: such runs rank last, tied among themselves), its log regret
 value any run reached in the cell (floor ``1e-12`` times that value's magnitude, at least
 ``1e-12``), where a run without a feasible point gets one decade above the worst log
 regret in the cell (so the paired tests can use it), and the fraction of its evaluations
-that were feasible.
+that were feasible. Ranks and regrets are taken on the minimized values (a maximized
+objective negated); the shown value is the user's (the highest feasible one when
+maximized, ``-inf`` for none).
 """
 
 from __future__ import annotations
@@ -117,19 +119,24 @@ def hypervolume_cells(
 def constrained_cells(
     cfg: BenchConfig, runs: list[RunData], problem_of: Callable[[Any], Any]
 ) -> CellTable:
-    """Final best feasible values of constrained runs with one objective: ``shown`` and
-    ``F`` the best feasible value (``inf``: none), ``stat`` the log regret (see the
-    module docstring). ``problem_of(spec)`` builds a run's problem (its ``optimum``)."""
+    """Final best feasible values of constrained runs with one objective: ``F`` the best
+    feasible value minimized (``inf``: none), ``shown`` the same in the user's direction,
+    ``stat`` the log regret (see the module docstring). ``problem_of(spec)`` builds a
+    run's problem (its ``optimum``, in the user's direction)."""
     labels, cells, rows, missing = _complete(cfg, runs)
     k = len(labels)
-    best, stat, share = (np.empty((len(cells), k)) for _ in range(3))
+    best, stat, share, sign = (np.empty((len(cells), k)) for _ in range(4))
     for i, row in enumerate(rows):
         optimum = getattr(problem_of(row[0].spec), "optimum", None)
         for j, r in enumerate(row):
             assert r.outputs is not None
             ok = r.objective.feasible(r.outputs)
             share[i, j] = float(np.mean(ok))
-            best[i, j] = float(np.min(r.outputs[ok, 0])) if ok.any() else np.inf
+            v = r.objective.internal(r.outputs)[ok, 0]  # minimized
+            best[i, j] = float(np.min(v)) if ok.any() else np.inf
+            sign[i, j] = -1.0 if r.objective.directions[0] == "maximize" else 1.0
+        if optimum is not None:
+            optimum = sign[i, 0] * float(optimum)
         finite = best[i][np.isfinite(best[i])]
         if finite.size == 0:
             stat[i] = 0.0  # no contender found a feasible point: all tie
@@ -140,4 +147,4 @@ def constrained_cells(
             logr = np.log10(np.maximum(best[i] - ref, floor))
         worst = float(np.max(logr[np.isfinite(best[i])]))
         stat[i] = np.where(np.isfinite(best[i]), logr, worst + 1.0)
-    return CellTable(labels, cells, best, stat, best, share, missing)
+    return CellTable(labels, cells, best, stat, sign * best, share, missing)

@@ -51,6 +51,14 @@ class RunData:
     #: unlike :attr:`suggest_time`, unaffected by other jobs on the machine
     suggest_cpu: float = float("nan")
 
+    @property
+    def sign(self) -> float:
+        """``-1.0`` when the run maximized its one objective (:attr:`values` and
+        :meth:`curve` then hold the negated values, as the methods minimized them; times
+        ``sign`` they are the user's again), else ``1.0``."""
+        o = self.objective
+        return -1.0 if o.n_objectives == 1 and o.maximize else 1.0
+
     def best_so_far(self) -> np.ndarray:
         v = np.where(np.isfinite(self.values), self.values, np.inf)
         run = np.minimum.accumulate(v) if len(v) else v
@@ -103,7 +111,7 @@ def collect(cfg: BenchConfig, storage: str) -> list[RunData]:
             if outputs is not None and objective.n_objectives == 1:
                 values = np.where(objective.feasible(outputs), values, np.nan)
             maximized = objective.n_objectives == 1 and objective.maximize
-            if maximized:  # the report ranks and plots lower-is-better: minus the values
+            if maximized:  # ranked lower-is-better: minus the values (RunData.sign)
                 values = -values
             out.append(
                 RunData(
@@ -278,6 +286,12 @@ def write_report(
         "Bands and +- are one standard error of the mean over seeds.",
         "",
     ]
+    if cfg.direction == "maximize":
+        lines[-1:-1] = [
+            "The config maximizes: best values in the tables, best points and plots are",
+            "the highest ones, in the objective's own sign; the statistics compare the",
+            "minimized values (the objective negated, as isoline optimizes it).",
+        ]
     for prob in cfg.problems:
         pruns = [r for r in runs if r.spec.problem.label == prob.label]
         if not pruns:
@@ -289,10 +303,13 @@ def write_report(
             lines += hypervolume_section(prob.label, pruns, run_problem(pruns), out)
             continue
         regret = all(r.optimum is not None for r in pruns)
+        sign = pruns[0].sign  # the tables and plots show the user's values
         what = "simple regret" if regret else "best value"
+        if sign < 0:
+            what = "best value, maximized"
         curves: dict[str, list[np.ndarray]] = {}
         for r in pruns:
-            curves.setdefault(r.spec.method.label, []).append(r.curve())
+            curves.setdefault(r.spec.method.label, []).append(sign * r.curve())
         fig, ax = plt.subplots(figsize=(6.4, 4.2))
         positive = regret and all(
             np.isfinite(c).any() and np.nanmin(c) > 0 for cs in curves.values() for c in cs
@@ -303,6 +320,7 @@ def write_report(
         fig.savefig(out / png, dpi=110)
         plt.close(fig)
         rows = final_table(pruns)
+        # the best mean, compared in minimized units
         best = min((r["mean"] for r in rows if np.isfinite(r["mean"])), default=np.nan)
         lines += [f"## {prob.label}", "", f"![{prob.label}]({png})", ""]
         lines += [
@@ -310,10 +328,10 @@ def write_report(
             "|---|---|---|---|---|---|---|",
         ]
         for row in rows:
-            mean = _fmt(row["mean"])
+            mean = _fmt(sign * row["mean"])
             if row["mean"] == best:
                 mean = f"**{mean}**"
-            cell, median = f"{mean} +- {_fmt(row['sem'])}", _fmt(row["median"])
+            cell, median = f"{mean} +- {_fmt(row['sem'])}", _fmt(sign * row["median"])
             if pruns[0].outputs is not None and not np.isfinite(row["mean"]):
                 cell = median = "none feasible"  # constrained: no run of the method found one
             lines.append(
@@ -345,7 +363,7 @@ def _best_points(runs: list[RunData]) -> list[str]:
         if not rs:
             continue
         best = min(rs, key=lambda r: float(np.nanmin(r.values)))
-        value = float(np.nanmin(best.values))
+        value = best.sign * float(np.nanmin(best.values))  # the user's: highest if maximized
         out.append(
             f"- {label}: best value {value:.6g} (seed {best.spec.seed}) at "
             f"{_fmt_point(best.best_point)}"
