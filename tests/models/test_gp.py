@@ -11,8 +11,10 @@ from gpytorch.kernels import MaternKernel, ScaleKernel
 from gpytorch.mlls import ExactMarginalLogLikelihood
 
 import isoline.models.gp as gpmod
+import isoline.models.gp_fit as gp_fit
 import isoline.models.linalg as linalg
-from isoline.models.gp import GPFitError, InverseSquaredLengthscalePrior, fit_gp
+from isoline.models.gp import GPFitError, fit_gp
+from isoline.models.kernels import InverseSquaredLengthscalePrior
 
 
 def _kernel(kind: str, A: np.ndarray, B: np.ndarray, ls: float, var: float) -> np.ndarray:
@@ -158,7 +160,7 @@ def test_failed_fit_falls_back_to_starting_hyperparameters(monkeypatch) -> None:
 
     X, y = _data(10, 2)
     default = fit_gp(X, y, fit=False).lengthscales
-    monkeypatch.setattr(gpmod, "fit_gpytorch_mll", broken)
+    monkeypatch.setattr(gp_fit, "fit_gpytorch_mll", broken)
     with pytest.warns(RuntimeWarning, match="fit failed"):
         gp = fit_gp(X, y)
     np.testing.assert_allclose(gp.lengthscales, default)

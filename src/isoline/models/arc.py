@@ -67,8 +67,9 @@ class ArcKernel(Kernel):
             lengthscales (one per encoded column).
 
     Attributes:
-        lengthscale: ``(1, dim)`` ARD lengthscales.
-        angle: ``(n,)`` angle ``rho_j`` of each of the ``n`` conditional columns.
+        lengthscale: ``(*batch, 1, dim)`` ARD lengthscales (``batch_shape`` in ``kw``: one
+            kernel per output of a batch of GPs).
+        angle: ``(*batch, n)`` angle ``rho_j`` of each of the ``n`` conditional columns.
         columns: the conditional columns, ascending.
     """
 
@@ -89,7 +90,7 @@ class ArcKernel(Kernel):
         plain = [c for c in range(space.dim) if c not in set(self.columns)]
         self.register_buffer("_plain", torch.tensor(plain, dtype=torch.long))
         # untransformed, as BoTorch's lengthscales: L-BFGS-B holds the angle in its bounds
-        start = torch.full((len(self.columns),), sum(ANGLE_BOUNDS) / 2)
+        start = torch.full((*self.batch_shape, len(self.columns)), sum(ANGLE_BOUNDS) / 2)
         self.register_parameter("raw_angle", torch.nn.Parameter(start))
         self.register_constraint("raw_angle", Interval(*ANGLE_BOUNDS, transform=None))
         unit = RBFKernel() if kernel == "rbf" else MaternKernel(nu=2.5)
@@ -107,11 +108,11 @@ class ArcKernel(Kernel):
         coordinates of each conditional column (zero where it is inactive)."""
         on = activity(self.space, x)
         mask = torch.stack([on[n] for n in self.conditional], dim=-1)[..., self._owner]
-        ls = self.lengthscale.reshape(-1)
-        rho = self.angle
+        ls = self.lengthscale  # (*batch, 1, dim)
+        rho = self.angle.unsqueeze(-2)  # (*batch, 1, n)
         theta = math.pi * rho * x[..., self._cond]
-        radius = mask.to(x.dtype) / (math.pi * rho * ls[self._cond])
-        parts = [x[..., self._plain] / ls[self._plain], radius * torch.sin(theta)]
+        radius = mask.to(x.dtype) / (math.pi * rho * ls[..., self._cond])
+        parts = [x[..., self._plain] / ls[..., self._plain], radius * torch.sin(theta)]
         return torch.cat([*parts, radius * torch.cos(theta)], dim=-1)
 
     def forward(
@@ -146,7 +147,7 @@ def arc_kernel(reference: Kernel, space: Space, kernel: str) -> Kernel:
     prior = getattr(base, "lengthscale_prior", None)
     arc = ArcKernel(
         space, kernel, lengthscale_prior=prior,
-        lengthscale_constraint=base.raw_lengthscale_constraint,
+        lengthscale_constraint=base.raw_lengthscale_constraint, batch_shape=base.batch_shape,
     )  # fmt: skip
     with torch.no_grad():
         arc.raw_lengthscale.copy_(base.raw_lengthscale.detach())

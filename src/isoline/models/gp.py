@@ -27,58 +27,26 @@ from typing import Any, cast
 
 import numpy as np
 import torch
-from botorch.exceptions.errors import ModelFittingError
-from botorch.fit import fit_gpytorch_mll
 from botorch.models import SingleTaskGP
 from botorch.models.transforms.input import InputTransform
-from botorch.models.transforms.outcome import Standardize
-from botorch.models.utils.gpytorch_modules import (
-    get_covar_module_with_dim_scaled_prior,
-    get_gaussian_likelihood_with_lognormal_prior,
-)
-from gpytorch.constraints import GreaterThan, Positive
 from gpytorch.kernels import Kernel, MaternKernel, RBFKernel, ScaleKernel
-from gpytorch.likelihoods import GaussianLikelihood
-from gpytorch.means import ConstantMean, ZeroMean
-from gpytorch.mlls import ExactMarginalLogLikelihood
-from gpytorch.module import Module as GPyTorchModule
-from gpytorch.priors import GammaPrior, Prior
 from gpytorch.utils.warnings import NumericalWarning
-from linear_operator.utils.errors import NanError, NotPSDError
-from torch.nn import Module
 
-from isoline.models.arc import arc_kernel
 from isoline.models.derivatives import CURVATURE, outcome_scale
+from isoline.models.gp_fit import DTYPE, KERNELS, MEANS, PRIORS, build_model, check_data, fit_model
+from isoline.models.kernels import MIN_FIXED_NOISE
 from isoline.models.linalg import GPFitError, cholesky
 from isoline.params import Space
-from isoline.validation import (
-    check_bool,
-    check_choice,
-    check_float,
-    check_positive,
-    check_positive_vector,
-)
+from isoline.validation import check_bool, check_choice, check_float, check_positive
 
 __all__ = [
     "GP",
     "GPFitError",
-    "InverseSquaredLengthscalePrior",
     "KERNELS",
     "MEANS",
     "PRIORS",
     "fit_gp",
 ]
-
-#: kernel names accepted by ``kernel=``
-KERNELS = ("matern52", "rbf")
-#: prior-mean names accepted by ``mean=``
-MEANS = ("constant", "zero")
-#: hyperparameter-prior sets accepted by ``priors=``
-PRIORS = ("botorch", "optuna")
-
-DTYPE = torch.float64
-#: smallest fixed noise variance used, in standardized units (keeps K invertible)
-MIN_FIXED_NOISE = 1e-8
 
 
 class GP:
@@ -272,9 +240,10 @@ def fit_gp(
             ``optuna._gp.prior``): a learned signal variance with a Gamma(2, 1) prior, a
             noise variance with a Gamma(1.1, 30) prior above 1e-6, and on each inverse
             squared lengthscale ``lam`` the log-density ``-(0.1 / lam + 0.1 lam)``
-            (:class:`InverseSquaredLengthscalePrior`), all in standardized units. With
-            learned lengthscales and signal variance only, and not in log space; a fixed
-            ``noise`` (e.g. a nugget for noise-free objectives) replaces the noise prior.
+            (:class:`~isoline.models.kernels.InverseSquaredLengthscalePrior`), all in
+            standardized units. With learned lengthscales and signal variance only, and not
+            in log space; a fixed ``noise`` (e.g. a nugget for noise-free objectives)
+            replaces the noise prior.
         arc: a :class:`~isoline.params.Space` with conditions whose encoding ``X`` is: its
             conditional parameters are compared by the arc kernel
             (:mod:`isoline.models.arc`; same priors, learned lengthscales) instead of as
@@ -306,39 +275,18 @@ def _fit_gp(
     priors: str = "botorch",
     arc: Space | None = None,
 ) -> GP:
-    Xt, yt = _check_data(X, y)
+    Xt, Yt = check_data(X, np.asarray(y, dtype=float).reshape(-1, 1))
     if priors == "optuna" and (log_params or lengthscale is not None or outputscale is not None):
         raise ValueError(
             "priors='optuna' needs learned lengthscales and signal variance, not in log space "
             "(leave lengthscale and outputscale None and log_params False)"
         )
-    if kernel not in KERNELS:
-        raise ValueError(f"kernel must be one of {KERNELS}, got {kernel!r}")
-    if mean not in MEANS:
-        raise ValueError(f"mean must be one of {MEANS}, got {mean!r}")
     os_ = None if outputscale is None else check_positive(outputscale, "outputscale")
     nz = None if noise is None else check_float(noise, "noise", 0.0)
-    if not isinstance(fit, bool):
-        raise TypeError(f"fit must be True or False, got {fit!r}")
-    solver = {} if ftol is None else {"options": {"ftol": check_positive(ftol, "ftol")}}
-    d = Xt.shape[1]
-    if priors == "optuna":
-        covar = _optuna_kernel(kernel, d)
-        likelihood = _optuna_likelihood() if noise is None else _make_likelihood(noise)
-    else:
-        covar = _make_kernel(kernel, d, lengthscale, outputscale is not None, log_params)
-        likelihood = _make_likelihood(noise, log_params)
-    if arc is not None:
-        covar = arc_kernel(covar, arc, kernel)
-    model = SingleTaskGP(
-        Xt,
-        yt.unsqueeze(-1),
-        likelihood=likelihood,
-        covar_module=covar,
-        mean_module=ConstantMean() if mean == "constant" else ZeroMean(),
-        outcome_transform=Standardize(m=1, min_stdv=_min_stdv(yt)),
-        input_transform=input_transform,
-    ).to(DTYPE)
+    model = build_model(
+        Xt, Yt, kernel, mean, input_transform, log_params, priors, arc,
+        noise=nz, lengthscale=lengthscale, fixed_outputscale=os_ is not None,
+    )  # fmt: skip
     # fixed variances are given in y units: convert with the standardization variance
     var_s = outcome_scale(model) ** 2
     with torch.no_grad():
@@ -346,154 +294,4 @@ def _fit_gp(
             model.covar_module.outputscale = os_ / var_s
         if nz is not None:
             model.likelihood.noise = max(nz / var_s, MIN_FIXED_NOISE)
-    if init is not None:
-        _load_init(model, init)
-    start = {k: v.clone() for k, v in model.state_dict().items()}
-    if fit and any(p.requires_grad for p in model.parameters()):
-        mll = ExactMarginalLogLikelihood(model.likelihood, model)
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # retries are handled by botorch
-                fit_gpytorch_mll(mll, optimizer_kwargs=solver)
-        except (ModelFittingError, NotPSDError, NanError, RuntimeError) as err:
-            model.load_state_dict(start)
-            warnings.warn(
-                f"GP hyperparameter fit failed ({err}); using the starting hyperparameters",
-                RuntimeWarning,
-                stacklevel=3,
-            )
-    try:
-        gp = GP(model, kernel)
-    except (GPFitError, NotPSDError, NanError) as err:
-        if not fit:
-            raise GPFitError(f"the GP's training covariance is not usable: {err}") from err
-        model.load_state_dict(start)
-        gp = GP(model, kernel)
-    return gp
-
-
-# -- helpers ---------------------------------------------------------------------------
-def _check_data(X: np.ndarray, y: np.ndarray) -> tuple[torch.Tensor, torch.Tensor]:
-    Xa = np.asarray(X, dtype=float)
-    ya = np.asarray(y, dtype=float).reshape(-1)
-    if Xa.ndim != 2 or Xa.shape[0] == 0 or Xa.shape[1] == 0:
-        raise ValueError(f"X must be a non-empty (n, d) array, got shape {Xa.shape}")
-    if Xa.shape[0] != ya.shape[0]:
-        raise ValueError(f"X has {Xa.shape[0]} rows but y has {ya.shape[0]} values")
-    if not (np.all(np.isfinite(Xa)) and np.all(np.isfinite(ya))):
-        raise ValueError("X and y must be finite (drop or impute failed evaluations first)")
-    return torch.as_tensor(Xa, dtype=DTYPE), torch.as_tensor(ya, dtype=DTYPE)
-
-
-def _min_stdv(y: torch.Tensor) -> float:
-    """Spread below which ``y`` counts as constant: relative to its magnitude."""
-    return max(1e-14 * float(y.abs().max()), 1e-300)
-
-
-def _ard_kernel(kernel: str, d: int, **kw: Any) -> Kernel:
-    """An ARD RBF or Matern-5/2 kernel over ``d`` columns (``kw``: GPyTorch's arguments)."""
-    if kernel == "rbf":
-        return RBFKernel(ard_num_dims=d, **kw)
-    return MaternKernel(nu=2.5, ard_num_dims=d, **kw)
-
-
-def _make_kernel(
-    kernel: str,
-    d: int,
-    lengthscale: float | Sequence[float] | np.ndarray | None,
-    fixed_outputscale: bool,
-    log_params: bool = False,
-) -> Kernel:
-    if lengthscale is None:
-        base = get_covar_module_with_dim_scaled_prior(
-            ard_num_dims=d, use_rbf_kernel=kernel == "rbf"
-        )
-        if log_params:
-            _log_transform(base, "raw_lengthscale")
-    else:
-        ls = check_positive_vector(lengthscale, "lengthscale", d)
-        base = _ard_kernel(kernel, d, lengthscale_constraint=Positive()).to(DTYPE)
-        base.lengthscale = torch.as_tensor(ls, dtype=DTYPE).reshape(1, d)
-        base.raw_lengthscale.requires_grad_(False)
-    if not fixed_outputscale:
-        return base
-    k = ScaleKernel(base, outputscale_constraint=Positive())
-    k.raw_outputscale.requires_grad_(False)  # value set by fit_gp after standardizing
-    return k
-
-
-class InverseSquaredLengthscalePrior(Prior):
-    """Optuna GPSampler's prior on a lengthscale ``l``, stated on ``lam = l^-2``:
-    ``log p = -(a / lam + a lam)`` up to a constant (``a = 0.1``), largest at ``l = 1``.
-    Like Optuna it is added to the marginal likelihood as is (no change-of-variables term).
-    """
-
-    support = torch.distributions.constraints.positive
-    arg_constraints: dict[str, torch.distributions.constraints.Constraint] = {}
-
-    def __init__(self, a: float = 0.1) -> None:
-        Module.__init__(self)
-        torch.distributions.Distribution.__init__(self, validate_args=False)
-        self.a = a
-        self._transform = None
-
-    def log_prob(self, x: torch.Tensor) -> torch.Tensor:
-        lam = x.pow(-2)
-        return -(self.a / lam + self.a * lam)
-
-
-def _optuna_kernel(kernel: str, d: int) -> Kernel:
-    """ARD kernel with a learned signal variance under Optuna GPSampler's priors."""
-    base = _ard_kernel(
-        kernel, d, lengthscale_prior=InverseSquaredLengthscalePrior(),
-        lengthscale_constraint=Positive(),
-    )  # fmt: skip
-    k = ScaleKernel(base, outputscale_prior=GammaPrior(2.0, 1.0), outputscale_constraint=Positive())
-    with torch.no_grad():
-        base.lengthscale = torch.ones(1, d)
-        k.outputscale = torch.tensor(1.0)
-    return k.to(DTYPE)
-
-
-def _optuna_likelihood() -> GaussianLikelihood:
-    """Gaussian noise above 1e-6 with Optuna GPSampler's Gamma(1.1, 30) prior."""
-    lik = GaussianLikelihood(noise_prior=GammaPrior(1.1, 30.0), noise_constraint=GreaterThan(1e-6))
-    with torch.no_grad():
-        lik.noise = torch.tensor(0.1 / 30.0)  # the prior's mode
-    return lik.to(DTYPE)
-
-
-def _make_likelihood(noise: float | None, log_params: bool = False) -> GaussianLikelihood:
-    if noise is None:
-        lik = get_gaussian_likelihood_with_lognormal_prior()
-        if log_params:
-            _log_transform(lik.noise_covar, "raw_noise")
-        return lik
-    lik = GaussianLikelihood(noise_constraint=GreaterThan(MIN_FIXED_NOISE / 2, transform=None))
-    lik.noise_covar.raw_noise.requires_grad_(False)  # value set by fit_gp after standardizing
-    return lik
-
-
-def _log_transform(module: GPyTorchModule, raw_name: str) -> None:
-    """Re-register ``module``'s ``GreaterThan`` constraint on ``raw_name`` with an exp
-    transform, keeping its lower bound and the parameter's current (prior-mode) value."""
-    old = cast(GreaterThan, module.constraint_for_parameter_name(raw_name))
-    value = old.transform(getattr(module, raw_name).detach())
-    new = GreaterThan(old.lower_bound, transform=torch.exp, inv_transform=torch.log)
-    module.register_constraint(raw_name, new)
-    with torch.no_grad():
-        getattr(module, raw_name).copy_(new.inverse_transform(value))
-
-
-def _load_init(model: SingleTaskGP, init: Mapping[str, np.ndarray]) -> None:
-    """Copy matching free raw parameters from ``init`` (a :meth:`GP.state`)."""
-    if not isinstance(init, Mapping):
-        raise TypeError(
-            f"init must be a mapping from GP.state() or None, got {type(init).__name__}"
-        )
-    with torch.no_grad():
-        for name, p in model.named_parameters():
-            if p.requires_grad and name in init:
-                v = torch.as_tensor(np.asarray(init[name]), dtype=DTYPE)
-                if v.shape == p.shape and torch.isfinite(v).all():
-                    p.copy_(v)
+    return fit_model(model, fit, init, ftol, lambda m: GP(m, kernel))
