@@ -4,7 +4,7 @@
         pressure-vessel logei 40 [--options '{"acq_maxiter": 20}'] [--profile out.prof]
 
 Runs gp-ei with the given ``ei`` form on a problem of :mod:`isoline.problems` (its own
-objective specification), seed 0, with further gp-ei options given as JSON, into a
+objective specification), seed ``--seed`` (0), with further gp-ei options given as JSON, into a
 scratch store, and prints the stored method CPU
 (attrs ``method_cpu``), the number of feasible evaluations and the best feasible value.
 With ``--profile`` the run is under cProfile (slower) and the fit and acquisition-search
@@ -53,6 +53,7 @@ def main() -> None:
     p.add_argument("ei", choices=["qlogei", "logei"])
     p.add_argument("budget", type=int)
     p.add_argument("--options", type=json.loads, default={}, help="more gp-ei options (JSON)")
+    p.add_argument("--seed", type=int, default=0)
     p.add_argument("--profile")
     a = p.parse_args()
     problem = iso.problems.get(a.problem)
@@ -62,7 +63,7 @@ def main() -> None:
         if prof:
             prof.enable()
         r = iso.optimize(problem, problem.space, direction=problem.objective, method="gp-ei",
-                         budget=a.budget, seed=0, storage=db, study="s", ei=a.ei,
+                         budget=a.budget, seed=a.seed, storage=db, study="s", ei=a.ei,
                          **a.options)  # fmt: skip
         if prof:
             prof.disable()
@@ -70,7 +71,7 @@ def main() -> None:
         cpu = Store(db, readonly=True, create=False).get_study("s").attrs["method_cpu"]
     ok = r.feasible
     best = float(np.min(r.outputs[ok, 0])) if ok.any() else float("nan")
-    print(f"{a.problem} ei={a.ei} {a.options} budget={a.budget}: method CPU {cpu:.1f} s, "
+    print(f"{a.problem} ei={a.ei} {a.options} seed={a.seed} budget={a.budget}: method CPU {cpu:.1f} s, "
           f"{int(ok.sum())} feasible, best feasible {best:.6g}")  # fmt: skip
     if a.profile:
         print("\n".join(_profile_lines(a.profile)))

@@ -140,13 +140,14 @@ def split_phases(clock: Clock) -> Iterator[None]:
 
     patches = []
     for mod in (gp_module, local, turbo, bkop, gp_bo):
-        if hasattr(mod, "fit_gp"):
-            patches.append((mod, "fit_gp", mod.fit_gp))
+        for fit in ("fit_gp", "fit_gps"):
+            if hasattr(mod, fit):
+                patches.append((mod, fit, getattr(mod, fit)))
     for mod in (acquisition_module, gp_bo, gp_ts, local, bkop, ucb_move, la_minucb):
         if hasattr(mod, "maximize"):
             patches.append((mod, "maximize", mod.maximize))
     for mod, name, fn in patches:
-        setattr(mod, name, wrap(fn, "fit" if name == "fit_gp" else "acquisition"))
+        setattr(mod, name, wrap(fn, "fit" if name.startswith("fit_gp") else "acquisition"))
     try:
         yield
     finally:

@@ -81,7 +81,7 @@ def test_best_feasible_value_and_minimization_sign() -> None:
     m = make_method("gp-ei", 2, seed=0, n_init=6, n_constraints=1, **CHEAP)
     X = m.ask(6)
     m.tell(X, bowl_below_diagonal(X))
-    gps = [m._fit_gp(m.X, col, fit=True, init=None) for col in impute_outputs(m.Y, 1).T]
+    gps = m._fit_gps(m.X, impute_outputs(m.Y, 1), True, None)
     acqf = constrained_log_ei(gps, m.y[m.feasible()])
     assert m.best is not None and float(acqf.best_f) == m.best[1]
     # (0.5, 0.5): feasible, f = 0.18; (0, 0): feasible, f = 1.28; (1, 1): infeasible

@@ -10,9 +10,9 @@ The GP models ``y``; BoTorch's acquisitions, made to maximize, see ``-f`` throug
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from types import MappingProxyType
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import torch
@@ -45,6 +45,7 @@ from isoline.methods.gp_outputs import (
 from isoline.methods.registry import register
 from isoline.methods.ucb import UCBWeight
 from isoline.models.gp import GP, KERNELS, PRIORS, GPFitError, fit_gp
+from isoline.models.outputs import OutputGPs, fit_gps
 from isoline.models.rounding import space_rounding
 from isoline.params import Space
 from isoline.validation import (
@@ -63,6 +64,8 @@ DISCRETE_SEARCHES = ("held", "local")
 EI_FORMS = ("qlogei", "logei")
 #: gp-ei's treatments of inactive parameters on a conditional space (see :class:`GPEI`)
 INACTIVE = ("impute", "arc")
+#: a model :meth:`_GPMethod._fit_with` fits: one GP or the GPs of several outputs
+M = TypeVar("M", GP, OutputGPs)
 #: the NeuralBO paper's GP for its baselines (squared-exponential kernel, BoTorch's
 #: priors): gp-ucb's and gp-ts's defaults, and gp-ei's before Matern-5/2 with Optuna's priors
 PAPER_GP_OPTIONS: Mapping[str, str] = MappingProxyType({"kernel": "rbf", "priors": "botorch"})
@@ -156,8 +159,8 @@ class _GPMethod(Method):
                 "fits in its own coordinates)"
             )
         self._gp_state: dict[str, np.ndarray] | None = None
-        #: per output (several outputs): the last fitted hyperparameters
-        self._output_states: list[dict[str, np.ndarray] | None] | None = None
+        #: several outputs: the last fitted hyperparameters of their GPs
+        self._outputs_state: dict[str, np.ndarray] | None = None
         self._fitted_at = 0
 
     def _fit(self) -> tuple[GP, np.ndarray]:
@@ -168,24 +171,21 @@ class _GPMethod(Method):
         second ``ask`` before a ``tell``); kept ones that make the new data's covariance
         numerically singular are fitted again."""
         X, y = self.data()
-        gp, self._gp_state, fitted = self._fit_column(X, y, self._refit_due(len(y)), self._gp_state)
+        due = self._refit_due(len(y))
+        gp, self._gp_state, fitted = self._fit_with(self._fit_gp, X, y, due, self._gp_state)
         if fitted:
             self._fitted_at = len(y)
         return gp, y
 
-    def _fit_outputs(self) -> tuple[list[GP], np.ndarray]:
-        """One GP per column of :attr:`Y` (failures imputed, :func:`impute_outputs`) on
-        the evaluated points, fitted as :meth:`_fit` fits one; returns them and the
-        imputed ``Y``."""
+    def _fit_outputs(self) -> tuple[OutputGPs, np.ndarray]:
+        """The GPs of the columns of :attr:`Y` (failures imputed, :func:`impute_outputs`)
+        on the evaluated points, fitted together (:func:`~isoline.models.outputs.fit_gps`)
+        when :meth:`_fit` would fit one; returns them and the imputed ``Y``."""
         X, Y = self.X, impute_outputs(self.Y, self.n_objectives)
         due = self._refit_due(len(X))
-        states = self._output_states or [None] * Y.shape[1]
-        gps, fitted = [], False
-        for j in range(Y.shape[1]):
-            gp, states[j], f = self._fit_column(X, Y[:, j], due, states[j])
-            gps.append(gp)
-            fitted = fitted or f
-        self._output_states = states
+        gps, self._outputs_state, fitted = self._fit_with(
+            self._fit_gps, X, Y, due, self._outputs_state
+        )
         if fitted:
             self._fitted_at = len(X)
         return gps, Y
@@ -195,24 +195,40 @@ class _GPMethod(Method):
             n > self._fitted_at and n >= self._fitted_at * (1.0 + self.refit_growth)
         )
 
-    def _fit_column(
-        self, X: np.ndarray, y: np.ndarray, due: bool, state: dict[str, np.ndarray] | None
-    ) -> tuple[GP, dict[str, np.ndarray], bool]:
-        """GP of one output, its state, and whether its hyperparameters were fitted."""
+    def _fit_with(
+        self,
+        fitter: Callable[[np.ndarray, np.ndarray, bool, dict[str, np.ndarray] | None], M],
+        X: np.ndarray,
+        y: np.ndarray,
+        due: bool,
+        state: dict[str, np.ndarray] | None,
+    ) -> tuple[M, dict[str, np.ndarray], bool]:
+        """``fitter``'s model of ``y``, its state, and whether its hyperparameters were
+        fitted: kept from ``state`` unless ``due``, or fitted again if the kept ones make
+        the new data's covariance unusable."""
         if not due and state is not None:
             try:
-                gp = self._fit_gp(X, y, fit=False, init=state)
-                return gp, gp.state(), False
+                model = fitter(X, y, False, state)
+                return model, model.state(), False
             except GPFitError:
                 pass
-        gp = self._fit_gp(X, y, fit=True, init=state if self.warm_start else None)
-        return gp, gp.state(), True
+        model = fitter(X, y, True, state if self.warm_start else None)
+        return model, model.state(), True
 
     def _fit_gp(
         self, X: np.ndarray, y: np.ndarray, fit: bool, init: dict[str, np.ndarray] | None
     ) -> GP:
         return fit_gp(
             X, y, kernel=self.kernel, fit=fit, ftol=self.fit_ftol, init=init,
+            input_transform=space_rounding(self.space), log_params=self.log_params,
+            priors=self.priors, arc=self._arc,
+        )  # fmt: skip
+
+    def _fit_gps(
+        self, X: np.ndarray, Y: np.ndarray, fit: bool, init: dict[str, np.ndarray] | None
+    ) -> OutputGPs:
+        return fit_gps(
+            X, Y, kernel=self.kernel, fit=fit, ftol=self.fit_ftol, init=init,
             input_transform=space_rounding(self.space), log_params=self.log_params,
             priors=self.priors, arc=self._arc,
         )  # fmt: skip

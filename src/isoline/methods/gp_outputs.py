@@ -2,9 +2,10 @@
 several objectives, through BoTorch.
 
 Each output (objectives minimized, then constraints, feasible when ``<= 0``; the columns
-of :attr:`isoline.methods.base.Method.Y`) gets its own GP from
-:func:`isoline.models.gp.fit_gp`, so kernels and priors are those of one objective;
-BoTorch's ``ModelListGP`` joins them. The acquisitions:
+of :attr:`isoline.methods.base.Method.Y`) gets its own GP, with the kernel and priors of
+one objective, fitted together as one batched BoTorch model
+(:func:`isoline.models.outputs.fit_gps`); the analytic acquisition reads that model, the
+Monte-Carlo ones the same GPs as a ``ModelListGP``. The acquisitions:
 
 * constraints, one objective: constrained noisy log expected improvement,
   ``qLogNoisyExpectedImprovement`` with BoTorch's ``constraints=`` callables, which
@@ -62,13 +63,12 @@ from botorch.acquisition.multi_objective.logei import (
 from botorch.acquisition.multi_objective.objective import WeightedMCMultiOutputObjective
 from botorch.acquisition.multi_objective.parego import qLogNParEGO
 from botorch.acquisition.objective import GenericMCObjective
-from botorch.models import ModelListGP
 from botorch.sampling import SobolQMCNormalSampler
 from botorch.utils.multi_objective.hypervolume import infer_reference_point
 from botorch.utils.multi_objective.pareto import is_non_dominated
 
 from isoline.acquisition import outside_range_unit
-from isoline.models.gp import GP
+from isoline.models.outputs import OutputGPs
 
 __all__ = [
     "EHVI_MAX_BATCH",
@@ -79,7 +79,6 @@ __all__ = [
     "hypervolume_log_nei",
     "impute_outputs",
     "keep_pytorch_ehvi",
-    "model_list",
     "mo_acquisition",
     "parego_log_nei",
     "reference_point",
@@ -117,20 +116,15 @@ def impute_outputs(Y: np.ndarray, n_objectives: int) -> np.ndarray:
     return Y
 
 
-def model_list(gps: list[GP]) -> ModelListGP:
-    """BoTorch's ``ModelListGP`` of the fitted GPs, one per output."""
-    return ModelListGP(*[gp.model for gp in gps])
-
-
 def _constraints(n_objectives: int, n_constraints: int) -> list[Callable[..., torch.Tensor]]:
     """BoTorch constraint callables (feasible when ``< 0``) reading the constraint
     columns of the posterior samples, which are ``<= 0`` when feasible in isoline."""
     return [(lambda Z, j=n_objectives + i: Z[..., j]) for i in range(n_constraints)]
 
 
-def _eta(gps: list[GP], n_objectives: int) -> torch.Tensor | float:
+def _eta(gps: OutputGPs, n_objectives: int) -> torch.Tensor | float:
     """The feasibility indicator's temperature per constraint, in each one's units."""
-    units = [outside_range_unit(gp.y_scale) for gp in gps[n_objectives:]]
+    units = [outside_range_unit(float(s)) for s in gps.y_scales[n_objectives:]]
     if all(u == 1.0 for u in units):
         return _ETA
     return torch.tensor([_ETA * u for u in units], dtype=DTYPE)
@@ -146,20 +140,20 @@ def _pending(pending: np.ndarray) -> torch.Tensor | None:
 
 
 def constrained_log_nei(
-    gps: list[GP],
+    gps: OutputGPs,
     X: np.ndarray,
     pending: np.ndarray,
     sampler: SobolQMCNormalSampler | None,
 ) -> AcquisitionFunction:
     """Constrained ``qLogNoisyExpectedImprovement`` of one minimized objective (output 0)
     under the constraints of outputs ``1..``; ``X (n, d)`` the evaluated points."""
-    unit = outside_range_unit(gps[0].y_scale)  # LogEI's smoothing widths are absolute
+    unit = outside_range_unit(float(gps.y_scales[0]))  # LogEI's smoothing widths are absolute
     return qLogNoisyExpectedImprovement(
-        model_list(gps),
+        gps.model_list(),
         X_baseline=torch.as_tensor(X, dtype=DTYPE),
         sampler=sampler,
         objective=GenericMCObjective(_negated_first),
-        constraints=_constraints(1, len(gps) - 1),
+        constraints=_constraints(1, gps.num_outputs - 1),
         eta=_eta(gps, 1),
         X_pending=_pending(pending),
         tau_max=TAU_MAX * unit,
@@ -168,7 +162,7 @@ def constrained_log_nei(
 
 
 class _OutputFloors:
-    """Mixin for BoTorch's analytic acquisitions of a ``ModelListGP``: their variance
+    """Mixin for BoTorch's analytic acquisitions of several outputs: their variance
     floor (1e-12 in the units of each output) scaled per output by the square of
     :func:`~isoline.acquisition.outside_range_unit` of its ``y`` scale (buffer
     ``floors``), as :class:`~isoline.acquisition.RelativeFloorLogEI` scales it for one
@@ -191,14 +185,14 @@ class _LogPoF(_OutputFloors, LogProbabilityOfFeasibility):
     """BoTorch's ``LogProbabilityOfFeasibility`` with per-output variance floors."""
 
 
-def constrained_log_ei(gps: list[GP], y_feasible: np.ndarray) -> AcquisitionFunction:
+def constrained_log_ei(gps: OutputGPs, y_feasible: np.ndarray) -> AcquisitionFunction:
     """Analytic constrained log EI of one minimized objective (output 0) under the
     constraints of outputs ``1..`` (``<= 0`` feasible), below the best of ``y_feasible``,
     the objective's values at the feasible evaluations; with none, the log probability
     of feasibility (see the module docstring). For one point with none pending."""
-    model = model_list(gps)
+    model = gps.model
     bounds: dict[int, tuple[float | None, float | None]] = {
-        j: (None, 0.0) for j in range(1, len(gps))
+        j: (None, 0.0) for j in range(1, gps.num_outputs)
     }
     acqf: _LogCEI | _LogPoF
     if len(y_feasible):
@@ -206,7 +200,7 @@ def constrained_log_ei(gps: list[GP], y_feasible: np.ndarray) -> AcquisitionFunc
         acqf = _LogCEI(model, best, 0, bounds, maximize=False)
     else:
         acqf = _LogPoF(model, bounds)
-    units = [outside_range_unit(gp.y_scale) ** 2 for gp in gps]
+    units = [outside_range_unit(float(s)) ** 2 for s in gps.y_scales]
     acqf.register_buffer("floors", torch.tensor(units, dtype=DTYPE))
     return acqf
 
@@ -219,7 +213,7 @@ def _negated_objectives(n_objectives: int) -> WeightedMCMultiOutputObjective:
 
 
 def _multi_objective_args(
-    gps: list[GP],
+    gps: OutputGPs,
     X: np.ndarray,
     n_objectives: int,
     pending: np.ndarray,
@@ -232,7 +226,7 @@ def _multi_objective_args(
         "X_baseline": torch.as_tensor(X, dtype=DTYPE),
         "sampler": sampler,
         "objective": _negated_objectives(k),
-        "constraints": _constraints(k, len(gps) - k) or None,
+        "constraints": _constraints(k, gps.num_outputs - k) or None,
         "eta": _eta(gps, k),
         "X_pending": _pending(pending),
         "prune_baseline": True,
@@ -266,7 +260,7 @@ def keep_pytorch_ehvi() -> None:
 
 
 def hypervolume_log_nei(
-    gps: list[GP],
+    gps: OutputGPs,
     X: np.ndarray,
     Y: np.ndarray,
     n_objectives: int,
@@ -281,14 +275,14 @@ def hypervolume_log_nei(
     ref = reference_point(Y[:, :k], feasible)
     keep_pytorch_ehvi()
     return qLogNoisyExpectedHypervolumeImprovement(
-        model_list(gps),
+        gps.model_list(),
         ref_point=(-torch.as_tensor(ref, dtype=DTYPE)).tolist(),
         **_multi_objective_args(gps, X, k, pending, sampler),
     )
 
 
 def parego_log_nei(
-    gps: list[GP],
+    gps: OutputGPs,
     X: np.ndarray,
     n_objectives: int,
     pending: np.ndarray,
@@ -298,7 +292,7 @@ def parego_log_nei(
     an augmented Chebyshev scalarization whose weights BoTorch draws uniformly from the
     simplex (torch's generator: call inside :meth:`Method.torch_rng`)."""
     return qLogNParEGO(
-        model_list(gps), **_multi_objective_args(gps, X, n_objectives, pending, sampler)
+        gps.model_list(), **_multi_objective_args(gps, X, n_objectives, pending, sampler)
     )
 
 
