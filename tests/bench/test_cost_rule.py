@@ -32,12 +32,16 @@ def _store(path: Path) -> None:
                 store.update_attr(rec, METHOD_CPU, lambda _, v=cpu: v)
 
 
-def test_the_rule_needs_both_the_cost_and_no_worse_finals(script, tmp_path, monkeypatch,
-                                                          capsys) -> None:  # fmt: skip
-    _store(tmp_path / "s.db")
+def _config(tmp_path: Path) -> None:
     (tmp_path / "c.yaml").write_text(
         "name: s\nbudget: 1\nseeds: [0]\nmethods: [random]\nproblems: [{name: ackley, dim: 2}]\n"
     )
+
+
+def test_the_rule_needs_both_the_cost_and_no_worse_finals(script, tmp_path, monkeypatch,
+                                                          capsys) -> None:  # fmt: skip
+    _store(tmp_path / "s.db")
+    _config(tmp_path)
     base = np.arange(6.0)
     F = np.c_[
         base,
@@ -63,9 +67,7 @@ def test_the_rule_needs_both_the_cost_and_no_worse_finals(script, tmp_path, monk
 
 
 def test_a_missing_run_is_an_error(script, tmp_path, monkeypatch) -> None:
-    (tmp_path / "c.yaml").write_text(
-        "name: s\nbudget: 1\nseeds: [0]\nmethods: [random]\nproblems: [{name: ackley, dim: 2}]\n"
-    )
+    _config(tmp_path)
     np.savez(tmp_path / "f.npz", F=np.zeros((1, 2)), labels=np.array(["base", "ref"]),
              cells=np.array(["p/seed0"]))  # fmt: skip
     iso.minimize(lambda x: float(x[0]), iso.Box([0.0], [1.0]), "random", budget=1,
@@ -81,9 +83,7 @@ def test_a_missing_run_is_an_error(script, tmp_path, monkeypatch) -> None:
 def test_the_margin_form_tests_non_inferiority_of_scores(script, tmp_path, monkeypatch,
                                                          capsys) -> None:  # fmt: skip
     _store(tmp_path / "s.db")
-    (tmp_path / "c.yaml").write_text(
-        "name: s\nbudget: 1\nseeds: [0]\nmethods: [random]\nproblems: [{name: ackley, dim: 2}]\n"
-    )
+    _config(tmp_path)
     base = np.zeros(6)
     # random's median 10 above the base: a score unit is 10 in these values
     near = base + [0.3, -0.2, 0.1, 0.1, 0.2, -0.2]  # mixed, mean gap about +0.005
