@@ -218,20 +218,20 @@ class _GPMethod(Method):
     def _fit_gp(
         self, X: np.ndarray, y: np.ndarray, fit: bool, init: dict[str, np.ndarray] | None
     ) -> GP:
-        return fit_gp(
-            X, y, kernel=self.kernel, fit=fit, ftol=self.fit_ftol, init=init,
-            input_transform=space_rounding(self.space), log_params=self.log_params,
-            priors=self.priors, arc=self._arc,
-        )  # fmt: skip
+        return fit_gp(X, y, fit=fit, init=init, **self._model_options())
+
+    def _model_options(self) -> dict[str, Any]:
+        """The options :meth:`_fit_gp` and :meth:`_fit_gps` give the GP layer."""
+        return {
+            "kernel": self.kernel, "ftol": self.fit_ftol, "log_params": self.log_params,
+            "input_transform": space_rounding(self.space), "priors": self.priors,
+            "arc": self._arc,
+        }  # fmt: skip
 
     def _fit_gps(
         self, X: np.ndarray, Y: np.ndarray, fit: bool, init: dict[str, np.ndarray] | None
     ) -> OutputGPs:
-        return fit_gps(
-            X, Y, kernel=self.kernel, fit=fit, ftol=self.fit_ftol, init=init,
-            input_transform=space_rounding(self.space), log_params=self.log_params,
-            priors=self.priors, arc=self._arc,
-        )  # fmt: skip
+        return fit_gps(X, Y, fit=fit, init=init, **self._model_options())
 
     def _sampler(self) -> SobolQMCNormalSampler | None:
         """Base samples of the MC acquisitions (``None``: the acquisition's default)."""
