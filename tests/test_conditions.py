@@ -3,6 +3,8 @@ encoding of inactive parameters, storage, resume and the table of a run."""
 
 from __future__ import annotations
 
+import csv
+
 import numpy as np
 import pytest
 import torch
@@ -226,3 +228,7 @@ def test_a_choice_none_is_a_value_not_an_inactive_parameter(tmp_path) -> None:
     assert any(c.get("solver", 0) is None for c in res.x_iters)
     text = write_study_report(res, tmp_path / "r").read_text()
     assert "| depth | None |" in text and "(inactive)" not in text.split("| depth |")[1][:12]
+    with open(tmp_path / "r" / "evaluations.csv", newline="") as fh:
+        cells = [row["params_solver"] for row in csv.DictReader(fh)]
+    assert cells == ["" if "solver" not in c else str(c["solver"]) for c in res.x_iters]
+    assert "None" in cells and "" in cells

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -21,6 +21,9 @@ from isoline.visualization.outputs import (
     plot_pareto_front,
 )
 from isoline.visualization.slices import plot_slice
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["PLOTS", "output_plots", "write_study_report"]
 
@@ -49,9 +52,18 @@ def output_plots(result: StudyResult) -> dict[str, Callable[..., Any]]:
     return out
 
 
+def _csv_cells(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with a chosen ``None`` (``Categorical([None, ...])``) written as the cell
+    ``None``: in a CSV both it and an inactive parameter's missing value would be empty."""
+    out = frame.copy()
+    for column in out.select_dtypes(include="object").columns:
+        out[column] = [("None" if v is None else v) for v in out[column]]
+    return out
+
+
 def write_study_report(result: StudyResult, out: str | Path, command: str | None = None) -> Path:
-    """Write ``summary.md``, ``evaluations.csv`` (:meth:`~isoline.Result.to_dataframe`)
-    and one PNG per plot of :data:`PLOTS` (and of :func:`output_plots`) into the folder ``out`` (created if missing). A
+    """Write ``summary.md``, ``evaluations.csv`` (:meth:`~isoline.Result.to_dataframe`;
+    an inactive parameter's cell is empty, a chosen ``None`` reads ``None``) and one PNG per plot of :data:`PLOTS` (and of :func:`output_plots`) into the folder ``out`` (created if missing). A
     plot the study cannot have (a contour of a one-parameter space, too few finished
     evaluations) is left out and the summary says why.
 
@@ -63,7 +75,7 @@ def write_study_report(result: StudyResult, out: str | Path, command: str | None
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
     frame = result.to_dataframe()
-    frame.to_csv(folder / "evaluations.csv", index=False)
+    _csv_cells(frame).to_csv(folder / "evaluations.csv", index=False)
     drawn, skipped = [], []
     try:  # computed once: the importance plot shows them, the contour takes the first two
         shares: dict[str, float] | None = param_importances(result)
