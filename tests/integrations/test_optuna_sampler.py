@@ -82,6 +82,26 @@ def test_maximize_failures_and_pruning_reach_the_method() -> None:
     assert study.best_value > -0.01
 
 
+def test_an_infinite_objective_value_is_a_failed_evaluation() -> None:
+    """Optuna completes a trial whose value is infinite; the method sees it as failed
+    (a NaN, imputed by the methods that need a number), as in isoline's own runs."""
+
+    def objective(trial: optuna.Trial) -> float:
+        x = trial.suggest_float("x", 0.0, 1.0)
+        return float("inf") if x > 0.5 else x
+
+    sampler = IsolineSampler("random", seed=0)
+    study = optuna.create_study(sampler=sampler)
+    study.optimize(objective, n_trials=10)
+    (state,) = sampler._states.values()
+    y = state.optimizer.method.y
+    told = study.trials[: len(y)]
+    assert all(t.state == optuna.trial.TrialState.COMPLETE for t in told)
+    infinite = [np.isinf(t.value) for t in told]
+    assert 0 < sum(infinite) < len(told)
+    np.testing.assert_array_equal(np.isnan(y), infinite)
+
+
 def test_batches_go_through_the_waiting_queue() -> None:
     sampler = IsolineSampler("bkop", seed=0, batch_size=4)
     study = optuna.create_study(sampler=sampler)

@@ -38,7 +38,9 @@ trial's system attributes: the tuple of the sampler's ``constraints_func`` (stor
 each complete or pruned trial, as Optuna's own samplers do) and each
 ``Trial.set_constraint(name, value)``. They reach the method beside the objectives as one
 row of outputs per trial (a missing constraint value makes the trial a failed
-evaluation; an infinite one, which Optuna accepts, is made finite on its side of 0). A method that does not handle constraints gets the objectives alone, and the
+evaluation; an infinite one, which Optuna accepts, is made finite on its side of 0). An
+infinite objective value, which Optuna also stores in a complete trial, is a failed
+evaluation for the method, as an objective returning one is in isoline's own runs. A method that does not handle constraints gets the objectives alone, and the
 study one ``UserWarning`` per process saying that its constraints are ignored.
 """
 
