@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -113,3 +115,21 @@ def test_model_list_holds_the_same_fitted_gps(priors: str) -> None:
             mean, var = _column(gps, Xs, j)
             np.testing.assert_allclose(post.mean.reshape(-1).numpy(), mean, rtol=1e-9)
             np.testing.assert_allclose(post.variance.reshape(-1).numpy(), var, rtol=1e-9)
+
+
+def test_joint_samples_raise_no_sparse_warning() -> None:
+    """The noisy MC acquisitions' cached-Cholesky samples of the batched model leave no
+    torch warning about implicit sparse-invariant checks, and the checks' value stays."""
+    from botorch.sampling import SobolQMCNormalSampler
+
+    from isoline.methods.gp_outputs import constrained_log_nei
+
+    X, Y, Xt = _data()
+    Y[:, 1] -= np.median(Y[:, 1])  # some feasible, some not
+    gps = fit_gps(X, Y)
+    acqf = constrained_log_nei(gps, X, np.empty((0, 3)), SobolQMCNormalSampler(torch.Size([8])))
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message="Sparse invariant checks")
+        for _ in range(2):
+            acqf(torch.as_tensor(Xt).unsqueeze(1))
+    assert not torch.sparse.check_sparse_tensor_invariants.is_enabled()

@@ -4,8 +4,8 @@ several objectives, through BoTorch.
 Each output (objectives minimized, then constraints, feasible when ``<= 0``; the columns
 of :attr:`isoline.methods.base.Method.Y`) gets its own GP, with the kernel and priors of
 one objective, fitted together as one batched BoTorch model
-(:func:`isoline.models.outputs.fit_gps`); the analytic acquisition reads that model, the
-Monte-Carlo ones the same GPs as a ``ModelListGP``. The acquisitions:
+(:func:`isoline.models.outputs.fit_gps`), which every acquisition below reads. The
+acquisitions:
 
 * constraints, one objective: constrained noisy log expected improvement,
   ``qLogNoisyExpectedImprovement`` with BoTorch's ``constraints=`` callables, which
@@ -149,7 +149,7 @@ def constrained_log_nei(
     under the constraints of outputs ``1..``; ``X (n, d)`` the evaluated points."""
     unit = outside_range_unit(float(gps.y_scales[0]))  # LogEI's smoothing widths are absolute
     return qLogNoisyExpectedImprovement(
-        gps.model_list(),
+        gps.model,
         X_baseline=torch.as_tensor(X, dtype=DTYPE),
         sampler=sampler,
         objective=GenericMCObjective(_negated_first),
@@ -275,7 +275,7 @@ def hypervolume_log_nei(
     ref = reference_point(Y[:, :k], feasible)
     keep_pytorch_ehvi()
     return qLogNoisyExpectedHypervolumeImprovement(
-        gps.model_list(),
+        gps.model,
         ref_point=(-torch.as_tensor(ref, dtype=DTYPE)).tolist(),
         **_multi_objective_args(gps, X, k, pending, sampler),
     )
@@ -291,9 +291,7 @@ def parego_log_nei(
     """``qLogNParEGO`` of the minimized objectives under the constraints: noisy log EI of
     an augmented Chebyshev scalarization whose weights BoTorch draws uniformly from the
     simplex (torch's generator: call inside :meth:`Method.torch_rng`)."""
-    return qLogNParEGO(
-        gps.model_list(), **_multi_objective_args(gps, X, n_objectives, pending, sampler)
-    )
+    return qLogNParEGO(gps.model, **_multi_objective_args(gps, X, n_objectives, pending, sampler))
 
 
 def mo_acquisition(choice: str, n_objectives: int, q: int) -> str:

@@ -3,11 +3,9 @@
 :func:`fit_gps` fits one GP per output, each with its own hyperparameters, with the
 kernels and priors :func:`isoline.models.gp.fit_gp` gives one output, as one batched
 BoTorch ``SingleTaskGP``: the fit runs one L-BFGS-B per output in a single batched loop, and
-an acquisition that reads only each output's marginal posterior at a candidate (the
-analytic constrained log EI) gets all outputs from one model call instead of one call per
-output. Monte-Carlo acquisitions, which sample the outputs' joint posterior over many
-points, read :meth:`OutputGPs.model_list`, the same fitted GPs as BoTorch's
-``ModelListGP`` of one-output models.
+an acquisition gets all outputs from one model call instead of one call per output.
+:meth:`OutputGPs.model_list` gives the same fitted GPs as BoTorch's ``ModelListGP`` of
+one-output models, for code that needs that form.
 """
 
 from __future__ import annotations
@@ -45,6 +43,7 @@ class OutputGPs:
         build: Callable[[torch.Tensor, torch.Tensor], SingleTaskGP],
     ) -> None:
         self.model = model.eval()
+        _explicit_sparse_checks()
         self.num_outputs = int(model.num_outputs)
         self._X, self._Y, self._build = X, Y, build
         with torch.no_grad():
@@ -64,7 +63,7 @@ class OutputGPs:
 
     def model_list(self) -> ModelListGP:
         """The same GPs as BoTorch's ``ModelListGP`` of ``m`` one-output models (output
-        ``j``'s hyperparameters are the batch's ``j``-th), for Monte-Carlo acquisitions."""
+        ``j``'s hyperparameters are the batch's ``j``-th)."""
         batched = dict(self.model.named_parameters())
         models = []
         for j in range(self.num_outputs):
@@ -77,6 +76,19 @@ class OutputGPs:
                     p.copy_(value)
             models.append(one.eval())
         return ModelListGP(*models)
+
+
+def _explicit_sparse_checks() -> None:
+    """Make torch's sparse-invariant checking an explicit choice, keeping its value.
+
+    Joint posterior samples of the batched model over the evaluated points (the noisy
+    Monte-Carlo acquisitions' cached Cholesky path) build sparse interpolation tensors, and
+    torch warns at each build while the checking is left at its implicit default (off).
+    Leaving it off, explicitly, changes nothing but the warning; checking a user turned
+    on stays on."""
+    checks = torch.sparse.check_sparse_tensor_invariants
+    if not checks.is_enabled():
+        checks.disable()
 
 
 def fit_gps(
