@@ -30,6 +30,18 @@ def test_normalized_scores_are_zero_at_the_best_and_one_at_random_median() -> No
         normalized_scores(F, [1.0])
 
 
+def test_a_random_median_equal_to_the_best_up_to_rounding_spans_nothing() -> None:
+    """The DT breast cell of hpo_cost_confirm: random's median a mean of fold scores one
+    ulp above the best; the cell scores 0 where the best was reached, NaN elsewhere, and
+    not gaps divided by 1e-16."""
+    best = -0.920879120879121
+    med = np.nextafter(best, 0.0)
+    F = np.array([[best, -0.912087912087912, med], [0.0, 1e-9, 2e-9]])
+    S = normalized_scores(F, random_median=[med, 2e-9])
+    np.testing.assert_array_equal(S[0], [0.0, np.nan, np.nan])
+    np.testing.assert_allclose(S[1], [0.0, 0.5, 1.0])  # a small span that is not rounding
+
+
 def test_a_contender_that_is_worse_in_every_cell_is_significantly_worse() -> None:
     rng = np.random.default_rng(0)
     a = rng.random(20)

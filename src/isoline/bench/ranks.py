@@ -86,13 +86,20 @@ def mean_interval(
     return R.mean(axis=0), np.quantile(boot, a, axis=0), np.quantile(boot, 1.0 - a, axis=0)
 
 
+#: a span (random median minus best) below this share of their magnitude is rounding: a
+#: median that equals the best up to the last bits of a mean of fold scores would
+#: otherwise divide a cell's gaps by 1e-16
+SPAN_ROUNDING = 1e-12
+
+
 def normalized_scores(F: np.ndarray, random_median: Sequence[float]) -> np.ndarray:
     """``(cells, contenders)`` bayesmark scores ``(f - best) / (random_median - best)``.
 
     Args:
         random_median: ``(cells,)`` random search's median final value on each cell's
-            problem. A cell where it equals the best value scores 0 for the contenders
-            that reached it and is otherwise left out (NaN).
+            problem. A cell where it equals the best value (to rounding:
+            :data:`SPAN_ROUNDING` times their magnitude) scores 0 for the contenders that
+            reached the best and is otherwise left out (NaN).
     """
     F = _table(F)
     med = np.asarray(random_median, dtype=float).reshape(-1)
@@ -100,9 +107,10 @@ def normalized_scores(F: np.ndarray, random_median: Sequence[float]) -> np.ndarr
         raise ValueError(f"random_median must have {F.shape[0]} entries, got {med.shape}")
     best = F.min(axis=1, keepdims=True)
     span = med[:, None] - best
+    scale = np.maximum(np.abs(med[:, None]), np.abs(best))
     with np.errstate(divide="ignore", invalid="ignore"):
         S = (F - best) / span
-    return np.where(span > 0, S, np.where(F == best, 0.0, np.nan))
+    return np.where(span > SPAN_ROUNDING * scale, S, np.where(F == best, 0.0, np.nan))
 
 
 def wilcoxon_against_best(F: np.ndarray) -> tuple[int, np.ndarray, np.ndarray]:
