@@ -93,12 +93,13 @@ def test_every_choice_builds_a_method_that_serves_the_batch(space, budget, q, no
         assert X.shape == (q, space.dim) and len({x.tobytes() for x in X}) == q
 
 
-def test_typed_spaces_get_gp_ei_with_optunas_gp_priors():
+def test_typed_spaces_get_gp_ei_with_optunas_gp_priors_and_the_tuning_options():
     for space in (MIXED, Space({"C": Real(1.0, 1e3, log=True)})):
         choice = auto.choose(space, budget=64)
-        assert (choice.method, choice.options) == ("gp-ei", {})
+        assert (choice.method, choice.options) == ("gp-ei", dict(auto.TUNING_OPTIONS))
     m = make_method("gp-ei", MIXED.dim, space=MIXED, **auto.choose(MIXED).options)
     assert m.priors == "optuna" and m.kernel == "matern52"  # gp-ei's defaults
+    assert m.ei == "logei" and m.num_restarts == 3 and m.raw_samples == 128
 
 
 def test_rules_are_registered_methods_with_a_reason_and_the_last_always_applies():
