@@ -189,6 +189,21 @@ def test_an_auto_study_resumes_with_the_defaults_of_its_choice_then(tmp_path):
     np.testing.assert_array_equal(longer.x_iters, straight.x_iters)
 
 
+def test_a_typed_auto_study_resumes_exactly_with_the_tuning_options(tmp_path):
+    """gp-ei's tuning options keep state across proposals (a fit reused until the data
+    grew by 30%); a study stopped and resumed takes the uninterrupted run's points."""
+
+    def f(c: dict) -> float:
+        return (np.log10(c["lr"]) + 2.0) ** 2 + (c["depth"] - 5) ** 2 / 9 + (c["act"] == "b")
+
+    db = str(tmp_path / "runs.db")
+    first = iso.minimize(f, MIXED, budget=10, seed=3, storage=db, study="s")
+    assert first.choice.options == dict(auto.TUNING_OPTIONS)
+    longer = iso.minimize(f, MIXED, budget=13, seed=3, storage=db, study="s")
+    straight = iso.minimize(f, MIXED, budget=13, seed=3)
+    assert longer.x_iters == straight.x_iters and len(longer.x_iters) == 13
+
+
 def test_resuming_an_auto_study_with_another_method_names_the_choice(tmp_path):
     db = str(tmp_path / "runs.db")
     iso.minimize(sphere, box(3), budget=5, seed=1, storage=db, study="s")
