@@ -128,6 +128,8 @@ def test_ucb_beta_schedule() -> None:
         ("gp-ei", dict(ei="ei"), "ei"),
         ("la-minucb", dict(fit_ftol=-1.0), "fit_ftol"),
         ("la-minucb", dict(log_params="yes"), "log_params"),
+        ("turbo", dict(fit_ftol=0.0), "fit_ftol"),
+        ("turbo", dict(log_params="yes"), "log_params"),
     ],
 )
 def test_bad_options(name: str, options: dict, match: str) -> None:

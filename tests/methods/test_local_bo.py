@@ -228,6 +228,28 @@ def test_turbo_restart_design_does_not_count_as_failures() -> None:
         assert m.length == m.length_init and m.n_failure == 0
 
 
+@pytest.mark.parametrize("constrained", [False, True])
+def test_turbo_passes_its_fit_options_to_every_gp_fit(
+    monkeypatch: pytest.MonkeyPatch, constrained: bool
+) -> None:
+    turbo_module = importlib.import_module("isoline.methods.turbo")
+    seen: list[tuple[object, object]] = []
+
+    def recording_fit_gp(*args: object, **kwargs: object) -> object:
+        seen.append((kwargs["ftol"], kwargs["log_params"]))
+        return fit_gp(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(turbo_module, "fit_gp", recording_fit_gp)
+    m = make_method("turbo", 2, seed=0, n_init=4, n_candidates=100, fit_ftol=1e-3,
+                    log_params=True, n_constraints=int(constrained))  # fmt: skip
+    rng = np.random.default_rng(0)
+    for _ in range(6):
+        X = m.ask()
+        Y = rng.normal(size=(len(X), 1 + int(constrained)))
+        m.tell(X, Y if constrained else Y[:, 0])
+    assert seen and set(seen) == {(1e-3, True)}
+
+
 def test_turbo_grows_on_success() -> None:
     m = make_method("turbo", 2, seed=0, n_init=4, success_tolerance=1, n_candidates=200)
     X = m.ask(4)

@@ -93,6 +93,10 @@ class TuRBO(Method):
             has grown by this fraction since the last fit, and reused in between
             (default 0.1; 0 refits every batch as the reference code does). Keeps the
             cost of a 500-evaluation run at ``O(log n)`` fits.
+        fit_ftol: relative tolerance of the hyperparameter fit's L-BFGS-B
+            (:func:`isoline.models.gp.fit_gp`); ``None`` = scipy's default.
+        log_params: fit the learned lengthscales and noise in log space
+            (:func:`isoline.models.gp.fit_gp`).
     """
 
     name = "turbo"
@@ -117,13 +121,18 @@ class TuRBO(Method):
         outputscale: float | None = None,
         noise: float | None = None,
         refit_growth: float = 0.1,
+        fit_ftol: float | None = None,
+        log_params: bool = False,
         **common: Any,
     ) -> None:
         super().__init__(dim, **common)
-        gp_opts = LocalGP(dim, kernel, 2, lengthscale, outputscale, noise)  # validates them
+        gp_opts = LocalGP(  # validates them
+            dim, kernel, 2, lengthscale, outputscale, noise, fit_ftol, log_params
+        )
         self.lengthscale, self.outputscale, self.noise = (
             gp_opts.lengthscale, gp_opts.outputscale, gp_opts.noise,
         )  # fmt: skip
+        self.fit_ftol, self.log_params = gp_opts.ftol, gp_opts.log_params
         self.refit_growth = check_float(refit_growth, "refit_growth", 0.0)
         self.length_max = check_positive(length_max, "length_max")
         self.length_min = check_float(length_min, "length_min", 0.0, self.length_max, low_open=True)
@@ -190,7 +199,8 @@ class TuRBO(Method):
         return fit_gp(
             X, y, kernel=self.kernel, lengthscale=self.lengthscale,
             outputscale=self.outputscale, noise=self.noise, fit=refit, init=state,
-            input_transform=space_rounding(self.space),
+            input_transform=space_rounding(self.space), ftol=self.fit_ftol,
+            log_params=self.log_params,
         )  # fmt: skip
 
     def _candidates(self, x0: np.ndarray, ls: np.ndarray, seed: int) -> np.ndarray:
