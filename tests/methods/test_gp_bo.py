@@ -130,6 +130,7 @@ def test_ucb_beta_schedule() -> None:
         ("la-minucb", dict(log_params="yes"), "log_params"),
         ("turbo", dict(fit_ftol=0.0), "fit_ftol"),
         ("turbo", dict(log_params="yes"), "log_params"),
+        ("turbo", dict(candidates_per_dim=0), "candidates_per_dim"),
     ],
 )
 def test_bad_options(name: str, options: dict, match: str) -> None:

@@ -250,6 +250,13 @@ def test_turbo_passes_its_fit_options_to_every_gp_fit(
     assert seen and set(seen) == {(1e-3, True)}
 
 
+def test_turbo_candidates_scale_with_the_dimension_up_to_5000() -> None:
+    assert make_method("turbo", 14).n_candidates == 2800
+    assert make_method("turbo", 14, candidates_per_dim=100).n_candidates == 1400
+    assert make_method("turbo", 60, candidates_per_dim=100).n_candidates == 5000
+    assert make_method("turbo", 14, candidates_per_dim=100, n_candidates=7).n_candidates == 7
+
+
 def test_turbo_grows_on_success() -> None:
     m = make_method("turbo", 2, seed=0, n_init=4, success_tolerance=1, n_candidates=200)
     X = m.ask(4)

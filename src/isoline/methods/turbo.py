@@ -85,7 +85,11 @@ class TuRBO(Method):
         success_tolerance: successes in a row that double ``L`` (default 3, the paper).
         failure_tolerance: failures in a row that halve ``L``; default
             ``ceil(max(4 / q, d / q))`` (paper).
-        n_candidates: Thompson-sampling candidates per batch (default ``min(5000, 200 d)``).
+        n_candidates: Thompson-sampling candidates per batch; default
+            ``min(5000, candidates_per_dim * d)``.
+        candidates_per_dim: the default candidates per dimension (200, as BoTorch's TuRBO
+            tutorial; the paper's reference code takes 100). Ignored when ``n_candidates``
+            is given.
         kernel: ``"matern52"`` (the paper's) or ``"rbf"``; ARD.
         lengthscale, outputscale, noise: fixed GP hyperparameters (as for the local
             methods, :class:`~isoline.methods.local.LocalBO`); ``None`` fits them.
@@ -116,6 +120,7 @@ class TuRBO(Method):
         success_tolerance: int = 3,
         failure_tolerance: int | None = None,
         n_candidates: int | None = None,
+        candidates_per_dim: int = 200,
         kernel: str = "matern52",
         lengthscale: float | list[float] | None = None,
         outputscale: float | None = None,
@@ -148,7 +153,8 @@ class TuRBO(Method):
         q = self.batch_size
         ft = math.ceil(max(4.0 / q, dim / q)) if failure_tolerance is None else failure_tolerance
         self.failure_tolerance = check_int(ft, "failure_tolerance", 1)
-        nc = min(5000, 200 * dim) if n_candidates is None else n_candidates
+        per_dim = check_int(candidates_per_dim, "candidates_per_dim", 1)
+        nc = min(5000, per_dim * dim) if n_candidates is None else n_candidates
         self.n_candidates = check_int(nc, "n_candidates", 1)
         self.kernel = kernel
         self.length = self.length_init
