@@ -57,13 +57,26 @@ def test_constrained_gp_ei_beats_random_search(seed: int) -> None:
     assert best_feasible(gp) < 0.19  # the constrained minimum is 0.18
 
 
-@pytest.mark.parametrize("acquisition", ["ehvi", "parego"])
+@pytest.mark.parametrize("acquisition", ["ehvi", "ehvi-observed", "parego"])
 def test_two_objective_gp_ei_beats_random_search_hypervolume(acquisition: str) -> None:
     for seed in (0, 1):
         kw = dict(n_objectives=2, mo_acquisition=acquisition, **CHEAP)
         gp = run("gp-ei", branin_currin, seed, 12, batch_size=2, **kw)
         rs = run("random", branin_currin, seed, 12, n_objectives=2)
         assert hypervolume(gp) > hypervolume(rs)
+
+
+def two_bowls_below_diagonal(X: np.ndarray) -> np.ndarray:
+    """Objectives ``|x - (0.9, 0.9)|^2`` and ``|x - (0.9, 0.1)|^2`` under
+    ``x0 + x1 - 1 <= 0``: half the square is feasible, the first bowl's minimum is not."""
+    return np.c_[((X - 0.9) ** 2).sum(-1), ((X - [0.9, 0.1]) ** 2).sum(-1), X.sum(-1) - 1.0]
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_observed_front_ehvi_keeps_to_the_feasible_region(seed: int) -> None:
+    kw = dict(n_objectives=2, n_constraints=1, mo_acquisition="ehvi-observed", **CHEAP)
+    Y = run("gp-ei", two_bowls_below_diagonal, seed, 14, **kw)
+    assert np.mean(Y[4:, 2] <= 0) >= 0.7  # random search: half of its points
 
 
 def test_same_seed_same_trajectory_with_constraints_and_failures() -> None:
@@ -96,6 +109,7 @@ def test_reference_point_and_acquisition_choice() -> None:
     assert mo_acquisition("auto", 4, 1) == "parego"
     assert mo_acquisition("auto", 2, 8) == "parego"
     assert mo_acquisition("ehvi", 5, 8) == "ehvi"
+    assert mo_acquisition("ehvi-observed", 2, 1) == "ehvi-observed"
 
 
 def test_capabilities() -> None:

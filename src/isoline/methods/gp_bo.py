@@ -37,6 +37,7 @@ from isoline.methods.gp_outputs import (
     MO_ACQUISITIONS,
     constrained_log_ei,
     constrained_log_nei,
+    hypervolume_log_ei,
     hypervolume_log_nei,
     impute_outputs,
     mo_acquisition,
@@ -303,8 +304,10 @@ class GPEI(_GPMethod):
     Options:
         mo_acquisition: with several objectives, ``"ehvi"`` (qLogNEHVI, batches chosen
             one point at a time), ``"parego"`` (qLogNParEGO, new random weights for each
-            batch point) or ``"auto"`` (:func:`isoline.methods.gp_outputs.mo_acquisition`:
-            ParEGO beyond three objectives or a batch of more than four).
+            batch point), ``"ehvi-observed"`` (qLogEHVI over the observed front, cheaper,
+            for noise-free objectives) or ``"auto"``
+            (:func:`isoline.methods.gp_outputs.mo_acquisition`: ParEGO beyond three
+            objectives or a batch of more than four, else ``"ehvi"``).
         ei: ``"qlogei"`` (default) or ``"logei"``: one point asked with none pending takes
             BoTorch's analytic ``LogExpectedImprovement`` (Ament et al.), as Optuna's
             GPSampler does, or under constraints its analytic constrained form
@@ -374,8 +377,12 @@ class GPEI(_GPMethod):
                 return self._maximize(constrained_log_ei(gps, self.y[self.feasible()]), q)
             if k == 1:
                 return self._maximize(constrained_log_nei(gps, X, pending, self._sampler()), q)
-            if mo_acquisition(self.mo_acquisition, k, q) == "ehvi":
+            form = mo_acquisition(self.mo_acquisition, k, q)
+            if form == "ehvi":
                 acqf = hypervolume_log_nei(gps, X, Y, k, pending, self._sampler())
+                return self._maximize(acqf, q, sequential=q > 1)
+            if form == "ehvi-observed":
+                acqf = hypervolume_log_ei(gps, Y, k, pending, self._sampler())
                 return self._maximize(acqf, q, sequential=q > 1)
             batch: list[np.ndarray] = []  # ParEGO: new weights for every batch point
             for _ in range(q):

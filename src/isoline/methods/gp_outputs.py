@@ -36,6 +36,12 @@ acquisitions:
   log EI of a random augmented Chebyshev scalarization, one weight vector per batch
   point (Knowles, "ParEGO: a hybrid algorithm with on-line landscape approximation for
   expensive multiobjective optimization problems", IEEE TEVC 2006).
+* several objectives, ``mo_acquisition="ehvi-observed"``: ``qLogExpectedHypervolumeImprovement``
+  over the box decomposition of the front of the observed (feasible) values (Daulton et
+  al. 2020, log form of Ament et al. 2023), as Optuna's GPSampler does. It samples the
+  posterior at the candidates only, where the noisy form also samples the front at every
+  evaluated point, so each call costs less; it takes the observed values as exact, so
+  it suits noise-free objectives.
 
 Failed evaluations: an objective's missing value is the worst finite value of its
 column (as for one objective); a constraint's missing value counts as infeasible: the
@@ -58,12 +64,16 @@ from botorch.acquisition.analytic import (
 )
 from botorch.acquisition.logei import TAU_MAX, TAU_RELU
 from botorch.acquisition.multi_objective.logei import (
+    qLogExpectedHypervolumeImprovement,
     qLogNoisyExpectedHypervolumeImprovement,
 )
 from botorch.acquisition.multi_objective.objective import WeightedMCMultiOutputObjective
 from botorch.acquisition.multi_objective.parego import qLogNParEGO
 from botorch.acquisition.objective import GenericMCObjective
 from botorch.sampling import SobolQMCNormalSampler
+from botorch.utils.multi_objective.box_decompositions.non_dominated import (
+    NondominatedPartitioning,
+)
 from botorch.utils.multi_objective.hypervolume import infer_reference_point
 from botorch.utils.multi_objective.pareto import is_non_dominated
 
@@ -76,6 +86,7 @@ __all__ = [
     "MO_ACQUISITIONS",
     "constrained_log_ei",
     "constrained_log_nei",
+    "hypervolume_log_ei",
     "hypervolume_log_nei",
     "impute_outputs",
     "keep_pytorch_ehvi",
@@ -86,7 +97,7 @@ __all__ = [
 
 DTYPE = torch.float64
 #: values of gp-ei's ``mo_acquisition`` option
-MO_ACQUISITIONS = ("auto", "ehvi", "parego")
+MO_ACQUISITIONS = ("auto", "ehvi", "ehvi-observed", "parego")
 #: most objectives for which ``mo_acquisition="auto"`` takes qLogNEHVI
 EHVI_MAX_OBJECTIVES = 3
 #: largest batch for which ``mo_acquisition="auto"`` takes qLogNEHVI
@@ -281,6 +292,34 @@ def hypervolume_log_nei(
     )
 
 
+def hypervolume_log_ei(
+    gps: OutputGPs,
+    Y: np.ndarray,
+    n_objectives: int,
+    pending: np.ndarray,
+    sampler: SobolQMCNormalSampler | None,
+) -> AcquisitionFunction:
+    """``qLogExpectedHypervolumeImprovement`` of the ``n_objectives`` minimized outputs
+    under the constraint outputs after them, over the hypervolume dominated by the
+    feasible rows of the imputed values ``Y (n, m)`` (none feasible: the whole region
+    beyond the reference point, :func:`reference_point`, counts as improvement)."""
+    k = n_objectives
+    feasible = np.all(Y[:, k:] <= 0.0, axis=1)
+    ref = -torch.as_tensor(reference_point(Y[:, :k], feasible), dtype=DTYPE)  # maximized
+    front = -torch.as_tensor(Y[feasible, :k], dtype=DTYPE).reshape(-1, k)
+    keep_pytorch_ehvi()
+    return qLogExpectedHypervolumeImprovement(
+        gps.model,
+        ref_point=ref.tolist(),
+        partitioning=NondominatedPartitioning(ref_point=ref, Y=front),
+        sampler=sampler,
+        objective=_negated_objectives(k),
+        constraints=_constraints(k, gps.num_outputs - k) or None,
+        eta=_eta(gps, k),
+        X_pending=_pending(pending),
+    )
+
+
 def parego_log_nei(
     gps: OutputGPs,
     X: np.ndarray,
@@ -295,7 +334,8 @@ def parego_log_nei(
 
 
 def mo_acquisition(choice: str, n_objectives: int, q: int) -> str:
-    """``"ehvi"`` or ``"parego"`` for gp-ei's ``mo_acquisition`` option ``choice``:
+    """``"ehvi"``, ``"ehvi-observed"`` or ``"parego"`` for gp-ei's ``mo_acquisition``
+    option ``choice``:
     ``"auto"`` takes ParEGO beyond :data:`EHVI_MAX_OBJECTIVES` objectives or a batch
     larger than :data:`EHVI_MAX_BATCH`, where hypervolume improvement gets costly."""
     if choice != "auto":
