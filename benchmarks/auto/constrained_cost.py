@@ -1,4 +1,5 @@
-"""The method CPU of one constrained gp-ei run (issue 43 item 2), optionally profiled.
+"""The method CPU of one gp-ei run with constraints or several objectives (issue 43 item 2),
+optionally profiled.
 
     OMP_NUM_THREADS=1 nice -n 10 python benchmarks/auto/constrained_cost.py \
         pressure-vessel logei 40 [--options '{"acq_maxiter": 20}'] [--profile out.prof]
@@ -6,7 +7,9 @@
 Runs gp-ei with the given ``ei`` form on a problem of :mod:`isoline.problems` (its own
 objective specification), seed ``--seed`` (0), with further gp-ei options given as JSON, into a
 scratch store, and prints the stored method CPU
-(attrs ``method_cpu``), the number of feasible evaluations and the best feasible value.
+(attrs ``method_cpu``), the number of feasible evaluations and the best feasible value, or
+with several objectives the hypervolume of the feasible front against the problem's
+reference point (``ref_point``), beside the problem's largest (``max_hypervolume``). ``ei`` acts on one objective only.
 With ``--profile`` the run is under cProfile (slower) and the fit and acquisition-search
 shares are printed.
 """
@@ -71,8 +74,11 @@ def main() -> None:
         cpu = Store(db, readonly=True, create=False).get_study("s").attrs["method_cpu"]
     ok = r.feasible
     best = float(np.min(r.outputs[ok, 0])) if ok.any() else float("nan")
+    value = (f"hypervolume {r.hypervolume(problem.ref_point):.6g} of "
+             f"{problem.max_hypervolume:.6g}" if len(r.directions) > 1
+             else f"best feasible {best:.6g}")  # fmt: skip
     print(f"{a.problem} ei={a.ei} {a.options} seed={a.seed} budget={a.budget}: method CPU {cpu:.1f} s, "
-          f"{int(ok.sum())} feasible, best feasible {best:.6g}")  # fmt: skip
+          f"{int(ok.sum())} feasible, {value}")  # fmt: skip
     if a.profile:
         print("\n".join(_profile_lines(a.profile)))
 
