@@ -8,7 +8,10 @@ For each candidate, on the cells of ``finals.npz`` (a field summary's; every con
 finished): (a) its summed method CPU (the studies' attrs ``method_cpu`` over those cells)
 over the reference's, and (b) the cells where its final is lower / higher than the base's
 and the paired one-sided Wilcoxon signed-rank test that it is higher (worse; zero
-differences dropped, scipy's default). A candidate passes if (a) <= 1.0 and in (b) it is
+differences dropped, scipy's default). For a suite with several outputs (a finals.npz of
+``outputs_summary.py``) the finals are its ``stat``: for constraints the log regret of the
+best feasible value, where a run with no feasible point is one decade above the cell's
+worst, so it is worse than any run with one. A candidate passes if (a) <= 1.0 and in (b) it is
 worse in no more cells than better with p >= 0.05; of those passing, the one with the
 lower summed CPU is named.
 
@@ -77,7 +80,8 @@ def main() -> None:
     a = p.parse_args()
     suite = load_config(a.config).name
     f = np.load(a.finals)
-    labels, cells, F = list(f["labels"]), [str(c) for c in f["cells"]], f["F"]
+    labels, cells = list(f["labels"]), [str(c) for c in f["cells"]]
+    F = f["F"] if "F" in f.files else f["stat"]  # outputs_summary.py: the paired tests' value
     store = Store(a.storage, readonly=True, create=False)
     ref = summed_cpu(store, suite, a.reference, cells)
     base_cpu = summed_cpu(store, suite, a.base, cells)
