@@ -9,7 +9,8 @@ objective specification), seed ``--seed`` (0), with further gp-ei options given 
 scratch store, and prints the stored method CPU
 (attrs ``method_cpu``), the number of feasible evaluations and the best feasible value, or
 with several objectives the hypervolume of the feasible front against the problem's
-reference point (``ref_point``), beside the problem's largest (``max_hypervolume``). ``ei`` acts on one objective only.
+reference point (``ref_point``), beside the problem's largest (``max_hypervolume``).
+``ei`` acts on one objective only.
 With ``--profile`` the run is under cProfile (slower) and the fit and acquisition-search
 shares are printed.
 """

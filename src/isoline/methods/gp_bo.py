@@ -378,11 +378,12 @@ class GPEI(_GPMethod):
             if k == 1:
                 return self._maximize(constrained_log_nei(gps, X, pending, self._sampler()), q)
             form = mo_acquisition(self.mo_acquisition, k, q)
-            if form == "ehvi":
-                acqf = hypervolume_log_nei(gps, X, Y, k, pending, self._sampler())
-                return self._maximize(acqf, q, sequential=q > 1)
-            if form == "ehvi-observed":
-                acqf = hypervolume_log_ei(gps, Y, k, pending, self._sampler())
+            if form != "parego":
+                acqf = (
+                    hypervolume_log_nei(gps, X, Y, k, pending, self._sampler())
+                    if form == "ehvi"
+                    else hypervolume_log_ei(gps, Y, k, pending, self._sampler())
+                )
                 return self._maximize(acqf, q, sequential=q > 1)
             batch: list[np.ndarray] = []  # ParEGO: new weights for every batch point
             for _ in range(q):

@@ -270,6 +270,14 @@ def keep_pytorch_ehvi() -> None:
     logei._load_attempted = True
 
 
+def _feasible_and_reference(Y: np.ndarray, n_objectives: int) -> tuple[np.ndarray, torch.Tensor]:
+    """The feasible rows of the imputed values ``Y (n, m)`` and the reference point of
+    their objectives (:func:`reference_point`), negated for BoTorch's maximization."""
+    feasible = np.all(Y[:, n_objectives:] <= 0.0, axis=1)
+    ref = reference_point(Y[:, :n_objectives], feasible)
+    return feasible, -torch.as_tensor(ref, dtype=DTYPE)
+
+
 def hypervolume_log_nei(
     gps: OutputGPs,
     X: np.ndarray,
@@ -282,13 +290,10 @@ def hypervolume_log_nei(
     outputs under the constraint outputs after them; ``Y (n, m)`` imputed values at the
     evaluated ``X (n, d)`` set the reference point (:func:`reference_point`)."""
     k = n_objectives
-    feasible = np.all(Y[:, k:] <= 0.0, axis=1)
-    ref = reference_point(Y[:, :k], feasible)
+    _, ref = _feasible_and_reference(Y, k)
     keep_pytorch_ehvi()
     return qLogNoisyExpectedHypervolumeImprovement(
-        gps.model,
-        ref_point=(-torch.as_tensor(ref, dtype=DTYPE)).tolist(),
-        **_multi_objective_args(gps, X, k, pending, sampler),
+        gps.model, ref_point=ref.tolist(), **_multi_objective_args(gps, X, k, pending, sampler)
     )
 
 
@@ -304,9 +309,8 @@ def hypervolume_log_ei(
     feasible rows of the imputed values ``Y (n, m)`` (none feasible: the whole region
     beyond the reference point, :func:`reference_point`, counts as improvement)."""
     k = n_objectives
-    feasible = np.all(Y[:, k:] <= 0.0, axis=1)
-    ref = -torch.as_tensor(reference_point(Y[:, :k], feasible), dtype=DTYPE)  # maximized
-    front = -torch.as_tensor(Y[feasible, :k], dtype=DTYPE).reshape(-1, k)
+    feasible, ref = _feasible_and_reference(Y, k)
+    front = -torch.as_tensor(Y[feasible, :k], dtype=DTYPE).reshape(-1, k)  # maximized
     keep_pytorch_ehvi()
     return qLogExpectedHypervolumeImprovement(
         gps.model,
