@@ -6,11 +6,22 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+from botorch.acquisition.multi_objective.monte_carlo import qExpectedHypervolumeImprovement
+from botorch.acquisition.multi_objective.objective import WeightedMCMultiOutputObjective
+from botorch.sampling import SobolQMCNormalSampler
 from botorch.test_functions.multi_objective import BraninCurrin
+from botorch.utils.multi_objective.box_decompositions.non_dominated import (
+    NondominatedPartitioning,
+)
 from botorch.utils.multi_objective.hypervolume import Hypervolume
 from botorch.utils.multi_objective.pareto import is_non_dominated
 
-from isoline.methods.gp_outputs import impute_outputs, mo_acquisition, reference_point
+from isoline.methods.gp_outputs import (
+    hypervolume_ei,
+    impute_outputs,
+    mo_acquisition,
+    reference_point,
+)
 from isoline.methods.registry import make_method
 
 #: a cheap search, so that a run takes seconds
@@ -57,11 +68,14 @@ def test_constrained_gp_ei_beats_random_search(seed: int) -> None:
     assert best_feasible(gp) < 0.19  # the constrained minimum is 0.18
 
 
-@pytest.mark.parametrize("acquisition", ["ehvi", "ehvi-observed", "parego"])
-def test_two_objective_gp_ei_beats_random_search_hypervolume(acquisition: str) -> None:
+@pytest.mark.parametrize(
+    ("acquisition", "batch"),
+    [("ehvi", 2), ("ehvi-observed", 2), ("parego", 2), ("ehvi-analytic", 1), ("ehvi-analytic", 2)],
+)
+def test_two_objective_gp_ei_beats_random_search_hypervolume(acquisition: str, batch: int) -> None:
     for seed in (0, 1):
         kw = dict(n_objectives=2, mo_acquisition=acquisition, **CHEAP)
-        gp = run("gp-ei", branin_currin, seed, 12, batch_size=2, **kw)
+        gp = run("gp-ei", branin_currin, seed, 12, batch_size=batch, **kw)
         rs = run("random", branin_currin, seed, 12, n_objectives=2)
         assert hypervolume(gp) > hypervolume(rs)
 
@@ -72,9 +86,11 @@ def two_bowls_below_diagonal(X: np.ndarray) -> np.ndarray:
     return np.c_[((X - 0.9) ** 2).sum(-1), ((X - [0.9, 0.1]) ** 2).sum(-1), X.sum(-1) - 1.0]
 
 
+@pytest.mark.parametrize("acquisition", ["ehvi-observed", "ehvi-analytic"])
 @pytest.mark.parametrize("seed", [0, 1])
-def test_observed_front_ehvi_keeps_to_the_feasible_region(seed: int) -> None:
-    kw = dict(n_objectives=2, n_constraints=1, mo_acquisition="ehvi-observed", **CHEAP)
+def test_observed_front_ehvi_keeps_to_the_feasible_region(seed: int, acquisition: str) -> None:
+    """With a constraint, ``"ehvi-analytic"`` takes the constrained ``"ehvi-observed"``."""
+    kw = dict(n_objectives=2, n_constraints=1, mo_acquisition=acquisition, **CHEAP)
     Y = run("gp-ei", two_bowls_below_diagonal, seed, 14, **kw)
     assert np.mean(Y[4:, 2] <= 0) >= 0.7  # random search: half of its points
 
@@ -110,6 +126,31 @@ def test_reference_point_and_acquisition_choice() -> None:
     assert mo_acquisition("auto", 2, 8) == "parego"
     assert mo_acquisition("ehvi", 5, 8) == "ehvi"
     assert mo_acquisition("ehvi-observed", 2, 1) == "ehvi-observed"
+    assert mo_acquisition("ehvi-analytic", 2, 1) == "ehvi-analytic"
+
+
+@pytest.mark.filterwarnings("ignore:.*qExpectedHypervolumeImprovement")
+def test_analytic_hypervolume_improvement_of_minimized_objectives() -> None:
+    """The closed form, on minimized objectives, equals the Monte-Carlo expectation of
+    the hypervolume improvement (BoTorch's qEHVI with many samples, told to minimize)."""
+    m = make_method("gp-ei", 2, seed=0, n_init=8, n_objectives=2)
+    X = m.ask()
+    m.tell(X, branin_currin(X))
+    gps, Y = m._fit_outputs()
+    ref = -torch.as_tensor(reference_point(Y), dtype=torch.float64)  # maximized
+    mc = qExpectedHypervolumeImprovement(
+        gps.model,
+        ref_point=ref.tolist(),
+        partitioning=NondominatedPartitioning(ref_point=ref, Y=-torch.as_tensor(Y)),
+        sampler=SobolQMCNormalSampler(torch.Size([4096]), seed=0),
+        objective=WeightedMCMultiOutputObjective(weights=-torch.ones(2, dtype=torch.float64)),
+    )
+    T = torch.as_tensor(np.random.default_rng(0).random((8, 1, 2)))
+    exact = hypervolume_ei(gps, Y, 2)(T).detach().numpy()
+    assert exact.max() > 0.1  # some candidates improve the front
+    np.testing.assert_allclose(exact, mc(T).detach().numpy(), rtol=2e-3, atol=1e-3)
+    with pytest.raises(ValueError, match="constraint"):
+        hypervolume_ei(gps, np.c_[Y, Y[:, :1]], 1)
 
 
 def test_capabilities() -> None:

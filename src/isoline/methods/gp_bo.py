@@ -37,6 +37,7 @@ from isoline.methods.gp_outputs import (
     MO_ACQUISITIONS,
     constrained_log_ei,
     constrained_log_nei,
+    hypervolume_ei,
     hypervolume_log_ei,
     hypervolume_log_nei,
     impute_outputs,
@@ -305,7 +306,9 @@ class GPEI(_GPMethod):
         mo_acquisition: with several objectives, ``"ehvi"`` (qLogNEHVI, batches chosen
             one point at a time), ``"parego"`` (qLogNParEGO, new random weights for each
             batch point), ``"ehvi-observed"`` (qLogEHVI over the observed front, cheaper,
-            for noise-free objectives) or ``"auto"``
+            for noise-free objectives), ``"ehvi-analytic"`` (for one point with none
+            pending and no constraints the analytic EHVI over the observed front, no
+            Monte-Carlo samples; otherwise as ``"ehvi-observed"``) or ``"auto"``
             (:func:`isoline.methods.gp_outputs.mo_acquisition`: ParEGO beyond three
             objectives or a batch of more than four, else ``"ehvi"``).
         ei: ``"qlogei"`` (default) or ``"logei"``: one point asked with none pending takes
@@ -378,6 +381,8 @@ class GPEI(_GPMethod):
             if k == 1:
                 return self._maximize(constrained_log_nei(gps, X, pending, self._sampler()), q)
             form = mo_acquisition(self.mo_acquisition, k, q)
+            if form == "ehvi-analytic" and q == 1 and not len(pending) and gps.num_outputs == k:
+                return self._maximize(hypervolume_ei(gps, Y, k), q)
             if form != "parego":
                 acqf = (
                     hypervolume_log_nei(gps, X, Y, k, pending, self._sampler())
