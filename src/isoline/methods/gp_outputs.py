@@ -341,7 +341,7 @@ def hypervolume_log_ei(
     )
 
 
-class NegatedOutputs(PosteriorTransform):
+class _NegatedOutputs(PosteriorTransform):
     """Posterior of ``-f`` for every output of a multi-output model's posterior of ``f``:
     mean negated, covariance kept. BoTorch's multi-objective analytic acquisitions
     maximize; isoline's objectives are minimized (:mod:`isoline.methods.base`)."""
@@ -374,7 +374,7 @@ def hypervolume_ei(gps: OutputGPs, Y: np.ndarray, n_objectives: int) -> Acquisit
         gps.model,
         ref_point=ref.tolist(),
         partitioning=NondominatedPartitioning(ref_point=ref, Y=front),
-        posterior_transform=NegatedOutputs(),
+        posterior_transform=_NegatedOutputs(),
     )
 
 
