@@ -41,6 +41,7 @@ from scipy import stats
 from isoline.bench.config import BenchConfig, load_config
 from isoline.bench.outputs import kind_of
 from isoline.bench.ranks import (
+    cell_ranks,
     mean_interval,
     mean_rank_interval,
     normalized_scores,
@@ -195,6 +196,27 @@ def _rank_table(labels: list[str], F: np.ndarray, med: np.ndarray, runs: list[Ru
     return rows
 
 
+def _per_problem(labels: list[str], F: np.ndarray, cells: list[tuple[str, int]],
+                 auto: int | None) -> list[dict[str, object]]:  # fmt: skip
+    """Rows of the per-problem table: each contender's mean rank on each problem's cells
+    and, in brackets, its mean final value there; ``auto`` ranked as a stand-in, as in
+    :func:`_rank_table`. Rows in the order of the overall mean rank."""
+    others = [j for j in range(len(labels)) if j != auto]
+    R = np.full(F.shape, np.nan)
+    R[:, others] = cell_ranks(F[:, others])
+    if auto is not None:
+        R[:, auto] = stand_in_ranks(F[:, others], F[:, auto])
+    problems = list(dict.fromkeys(p for p, _ in cells))
+    rows = []
+    for j in np.argsort(R.mean(axis=0)):
+        row: dict[str, object] = {"contender": labels[j]}
+        for prob in problems:
+            idx = [i for i, (p, _) in enumerate(cells) if p == prob]
+            row[f"{prob} ({len(idx)})"] = f"{R[idx, j].mean():.2f} ({F[idx, j].mean():.4g})"
+        rows.append(row)
+    return rows
+
+
 def _ecdf(
     cfg: BenchConfig, runs: list[RunData], cells: list[tuple[str, int]], out: Path
 ) -> list[str]:
@@ -312,6 +334,9 @@ def summary(args: argparse.Namespace) -> None:
             if len(idx) >= 2:
                 lines += [f"## {g} ({len(idx)} cells)", "",
                           to_markdown(_rank_table(labels, F[idx], med[idx], runs, [cells[i] for i in idx], auto)), ""]  # fmt: skip
+    if len({p for p, _ in cells}) > 1:
+        lines += ["## Per problem: mean rank (mean final value), cells in brackets", "",
+                  to_markdown(_per_problem(labels, F, cells, auto)), ""]  # fmt: skip
     pngs = _ecdf(cfg, runs, cells, out)
     if pngs:
         lines += ["## Fraction of (function, target) pairs solved (COCO's 51 targets)", ""]
