@@ -51,9 +51,9 @@ acquisitions:
   2006; Yang, Emmerich, Deutz & Bäck, "Efficient computation of expected hypervolume
   improvement using box decomposition algorithms", J. Glob. Optim. 2019). No
   Monte-Carlo samples: each call reads the posterior mean and variance at the candidate
-  only. It is not in log space, so far from the front, where the improvement underflows,
-  its gradient vanishes (the reason for Ament et al.'s log forms); the raw-sample scoring
-  that picks the search's starts still ranks the candidates there. Batches, pending
+  only. It is not in log space: far from the front the improvement underflows and its
+  gradient vanishes (the reason for Ament et al.'s log forms), so the search relies on
+  its starts, the raw samples of highest value, lying near the front. Batches, pending
   points and constraints take the ``"ehvi-observed"`` form.
 
 Failed evaluations: an objective's missing value is the worst finite value of its
