@@ -206,12 +206,13 @@ def _per_problem(labels: list[str], F: np.ndarray, cells: list[tuple[str, int]],
     R[:, others] = cell_ranks(F[:, others])
     if auto is not None:
         R[:, auto] = stand_in_ranks(F[:, others], F[:, auto])
-    problems = list(dict.fromkeys(p for p, _ in cells))
+    by_problem: dict[str, list[int]] = defaultdict(list)
+    for i, (p, _) in enumerate(cells):
+        by_problem[p].append(i)
     rows = []
     for j in np.argsort(R.mean(axis=0)):
         row: dict[str, object] = {"contender": labels[j]}
-        for prob in problems:
-            idx = [i for i, (p, _) in enumerate(cells) if p == prob]
+        for prob, idx in by_problem.items():
             row[f"{prob} ({len(idx)})"] = f"{R[idx, j].mean():.2f} ({F[idx, j].mean():.4g})"
         rows.append(row)
     return rows
