@@ -53,6 +53,7 @@ from isoline.bench.report import (
     collect,
     crash_lines,
     git_commit,
+    part_lines,
     suggestion_costs,
     version_lines,
 )
@@ -303,7 +304,7 @@ def summary(args: argparse.Namespace) -> None:
         "Runs (commit, start, command of each part; a later part re-runs only the studies not finished):",
         "",
     ]
-    lines += [f"    {p['commit']} {p['started']}: {p['command']}" for p in parts] + [
+    lines += part_lines(parts) + [
         "", f"Summary: `python benchmarks/field/field.py summary {args.config} --storage S --out {args.out}"
         f"{' --methods ' + shlex.quote(args.methods) if args.methods else ''}"
         f"{' --seeds ' + args.seeds if args.seeds else ''}"

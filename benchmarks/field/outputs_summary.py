@@ -28,6 +28,7 @@ from isoline.bench.report import (
     RunData,
     crash_lines,
     git_commit,
+    part_lines,
     suggestion_costs,
     version_lines,
 )
@@ -109,7 +110,7 @@ def summarize(args: argparse.Namespace, cfg: BenchConfig, runs: list[RunData], k
         lines += [f"**Partial**: {len(t.cells)} of {n_cells} cells (problem x seed) complete; "
                   "no conclusion or target is drawn from these numbers.", ""]  # fmt: skip
     lines += ["Runs (commit, start, command of each part):", ""]
-    lines += [f"    {p['commit']} {p['started']}: {p['command']}" for p in parts]
+    lines += part_lines(parts)
     subset = "".join(f" --{k} {shlex.quote(str(getattr(args, k)))}"
                      for k in ("problems", "seeds", "methods") if getattr(args, k, None))  # fmt: skip
     lines += ["", f"Summary: `python benchmarks/field/field.py summary {args.config} "

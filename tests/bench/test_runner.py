@@ -339,3 +339,23 @@ def test_the_best_point_of_a_conditional_run_holds_its_active_parameters() -> No
     trials = [SimpleNamespace(x={"k": "b", "n": 1}), SimpleNamespace(x={"k": "a"})]
     best = _best_point(trials, np.array([2.0, 1.0]), space.to_dict())  # type: ignore[arg-type]
     assert best == {"k": "a"}
+
+
+def test_part_lines_list_runs_and_deletions_in_order():
+    from isoline.bench.report import part_lines
+
+    parts = [
+        {"commit": "abc1234", "started": "2026-11-28 21:49", "command": "field.py run C --seeds 0"},
+        {
+            "deleted": "2026-11-28 21:50",
+            "studies": "auto seed 0",
+            "why": "rule changed",
+            "command": "isoline delete S --match '/auto/'",
+        },
+        {"commit": "def5678", "started": "2026-11-28 22:06", "command": "field.py run C --seeds 0"},
+    ]
+    assert part_lines(parts) == [
+        "    abc1234 2026-11-28 21:49: field.py run C --seeds 0",
+        "    deleted 2026-11-28 21:50: auto seed 0 (rule changed): isoline delete S --match '/auto/'",
+        "    def5678 2026-11-28 22:06: field.py run C --seeds 0",
+    ]

@@ -16,7 +16,7 @@ from isoline.objective import Objective
 from isoline.run_loop import METHOD_CPU
 from isoline.store import Store, Trial
 
-__all__ = ["RunData", "collect", "crash_lines", "version_lines", "write_report"]
+__all__ = ["RunData", "collect", "crash_lines", "part_lines", "version_lines", "write_report"]
 
 
 @dataclass
@@ -157,6 +157,19 @@ def crash_lines(runs: list[RunData]) -> list[str]:
              "evaluations are kept; running the command again resumes them):", ""]  # fmt: skip
     lines += [f"- {r.spec.study} after {len(r.values)} evaluations: {r.crash}" for r in crashed]
     return lines + [""]
+
+
+def part_lines(parts: list[dict[str, Any]]) -> list[str]:
+    """Indented lines, one per entry of a store's run log (``STORE.parts.jsonl``): the
+    commit, start and command of each stretch of runs, and each deletion of studies (made
+    again later) with when, which, why and the command."""
+    lines = []
+    for p in parts:
+        if "deleted" in p:
+            lines.append(f"    deleted {p['deleted']}: {p['studies']} ({p['why']}): {p['command']}")
+        else:
+            lines.append(f"    {p['commit']} {p['started']}: {p['command']}")
+    return lines
 
 
 def version_lines(runs: list[RunData]) -> list[str]:
