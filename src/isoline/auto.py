@@ -23,7 +23,10 @@ from isoline.methods.registry import get_method, resolve_name
 from isoline.space import SearchSpace
 from isoline.validation import check_bool, check_int
 
-__all__ = ["AUTO", "Situation", "Rule", "Choice", "RULES", "situation", "choose", "resolve"]
+__all__ = [
+    "AUTO", "Situation", "Rule", "Choice", "RULES", "situation", "choose", "resolve",
+    "typed_options",
+]  # fmt: skip
 
 #: the method name that asks for the automatic choice
 AUTO = "auto"
@@ -39,11 +42,13 @@ LOCAL_MAX_DIM = 10
 NOISY_LOCAL_MAX_DIM = 5
 #: evaluations per dimension up to which a high-dimensional budget counts as short
 SHORT_BUDGET_PER_DIM = 5
-#: gp-ei's options for typed spaces one point at a time: the analytic log EI, a refit of
-#: the hyperparameters only when the data grew by 30%, a looser fit tolerance and a
-#: shorter acquisition search; on nine tuning problems they cost 0.49x Optuna GPSampler's
-#: CPU where gp-ei's defaults cost 1.25x, with finals not worse (a test fixed before its
-#: runs, benchmarks/results/field/hpo_cost_confirm/)
+#: gp-ei's options for tuning spaces (a categorical or a log- or logit-scaled real) one
+#: point at a time: the analytic log EI, a refit of the hyperparameters only when the data
+#: grew by 30%, a looser fit tolerance and a shorter acquisition search; on nine tuning
+#: problems they cost 0.49x Optuna GPSampler's CPU where gp-ei's defaults cost 1.25x, with
+#: finals not worse (benchmarks/results/field/hpo_cost_confirm/). On spaces of integers and
+#: linear reals they ended worse than the defaults (benchmarks/results/auto/tuning_mixint/),
+#: so those get gp-ei's defaults (:func:`typed_options`).
 TUNING_OPTIONS: Mapping[str, Any] = {
     "ei": "logei",
     "refit_growth": 0.3,
@@ -66,6 +71,7 @@ class Situation:
         discrete: whether the space has integer or categorical parameters.
         rescaled: whether the space has a real parameter on a log or logit scale (how
             hyperparameters spanning orders of magnitude are declared).
+        categorical: whether the space has a categorical parameter.
     """
 
     dim: int
@@ -74,6 +80,7 @@ class Situation:
     noisy: bool
     discrete: bool
     rescaled: bool = False
+    categorical: bool = False
 
 
 @dataclass(frozen=True)
@@ -144,6 +151,13 @@ def _short_high_dim(s: Situation) -> bool:
     )
 
 
+def typed_options(s: Situation) -> dict[str, Any]:
+    """gp-ei's options on a typed space: :data:`TUNING_OPTIONS` where a categorical or a
+    rescaled real marks a tuning space (their evidence), gp-ei's defaults on spaces of
+    integers and linear reals only."""
+    return dict(TUNING_OPTIONS) if s.categorical or s.rescaled else {}
+
+
 #: the rules in the order they are tried; the last one always applies
 RULES: tuple[Rule, ...] = (
     Rule(
@@ -179,9 +193,9 @@ RULES: tuple[Rule, ...] = (
         lambda s: s.discrete,
         "gp-ei",
         "gp-ei with Optuna's GP priors beat its former defaults on nine tuning problems, "
-        "level with GPSampler; its tuning options cost half GPSampler's CPU.",
+        "level with GPSampler; a cheaper search halves its CPU on tuning spaces.",
         "benchmarks/results/field/hpo_confirm/",
-        lambda s: dict(TUNING_OPTIONS),
+        typed_options,
     ),
     Rule(
         "rescaled",
@@ -191,7 +205,7 @@ RULES: tuple[Rule, ...] = (
         "A cross-validated score is a step function of log-scaled hyperparameters, which "
         "COBYQA cannot descend and gp-ei searches well.",
         "benchmarks/results/field/hpo_sequential/",
-        lambda s: dict(TUNING_OPTIONS),
+        typed_options,
     ),
     Rule(
         "high-dim-short-budget",
@@ -242,7 +256,9 @@ def situation(
         budget = check_int(budget, "budget", 1)
     batch_size = check_int(batch_size, "batch_size", 1)
     noisy = check_bool(noisy, "noisy")
-    return Situation(space.dim, budget, batch_size, noisy, space.discrete, space.rescaled)
+    return Situation(
+        space.dim, budget, batch_size, noisy, space.discrete, space.rescaled, space.categorical
+    )
 
 
 def choose(

@@ -227,6 +227,11 @@ class Space(SearchSpace):
         return any(not isinstance(p, Real) for p in self.params.values())
 
     @property
+    def categorical(self) -> bool:
+        """Whether any parameter is a Categorical."""
+        return any(isinstance(p, Categorical) for p in self.params.values())
+
+    @property
     def rescaled(self) -> bool:
         """Whether any Real parameter is on a log or logit scale."""
         return any(isinstance(p, Real) and p.scale != "linear" for p in self.params.values())

@@ -42,6 +42,11 @@ class SearchSpace(ABC):
         return False
 
     @property
+    def categorical(self) -> bool:
+        """Whether any parameter is a categorical."""
+        return False
+
+    @property
     def rescaled(self) -> bool:
         """Whether any real parameter is on a log or logit scale."""
         return False
