@@ -373,3 +373,36 @@ def test_gp_ei_analytic_log_ei_for_one_point_without_pending(used: list[type]) -
     assert used[-1] is qLogExpectedImprovement  # the default keeps qLogEI
     assert run("gp-ei", 0, budget=16, ei="logei") < 0.05
     assert run("gp-ei", 1, budget=12, ei="logei") == run("gp-ei", 1, budget=12, ei="logei")
+
+
+def _told_design(batch_size: int, **options: object):
+    m = make_method("gp-ei", 2, seed=0, batch_size=batch_size, **options)
+    while m.n_asked < m.n_init:
+        X = m.ask()
+        m.tell(X, [float(np.sum((x - 0.3) ** 2)) for x in X])
+    return m
+
+
+def test_believer_batch_starts_with_the_one_point_choice_and_spreads():
+    batch = _told_design(4, ei="logei", believer=True).ask()
+    single = _told_design(1, ei="logei").ask()
+    np.testing.assert_allclose(batch[0], single[0])
+    assert len({x.tobytes() for x in batch}) == 4
+    m = _told_design(4, ei="logei", believer=True)
+    assert not any(np.all(np.isclose(m.X, x), axis=1).any() for x in batch)
+
+
+def test_believer_treats_pending_points_as_the_points_of_its_batch():
+    """A point still being evaluated is believed at its posterior mean, as an earlier point
+    of the same batch is: asking one point at a time, the first left pending, gives the
+    points of a batch of two."""
+    batch = _told_design(2, ei="logei", believer=True).ask()
+    m = _told_design(1, ei="logei", believer=True)
+    first = m.ask()  # asked, not told: pending
+    second = m.ask()
+    np.testing.assert_allclose(np.vstack([first, second]), batch, atol=1e-5)
+
+
+def test_believer_needs_the_analytic_log_ei():
+    with pytest.raises(ValueError, match="ei='logei'"):
+        make_method("gp-ei", 2, believer=True)

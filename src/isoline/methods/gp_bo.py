@@ -241,7 +241,15 @@ class _GPMethod(Method):
             return None
         return SobolQMCNormalSampler(sample_shape=torch.Size([self.mc_samples]))
 
-    def _maximize(self, acqf: AcquisitionFunction, q: int, sequential: bool = False) -> np.ndarray:
+    def _maximize(
+        self,
+        acqf: AcquisitionFunction,
+        q: int,
+        sequential: bool = False,
+        avoid: np.ndarray | None = None,
+    ) -> np.ndarray:
+        """``(q, d)`` maximizer of ``acqf``, never a point of ``avoid`` (default: the
+        evaluated points)."""
         X, _ = maximize(
             acqf,
             self.dim,
@@ -251,7 +259,7 @@ class _GPMethod(Method):
             sequential=sequential,
             options=None if self.acq_maxiter is None else {"maxiter": self.acq_maxiter},
             discrete=self._discrete(),
-            avoid=self.X,
+            avoid=self.X if avoid is None else avoid,
             extra_starts=self._best_start(q),
             constraints=self.input_constraints,
         )
@@ -316,6 +324,14 @@ class GPEI(_GPMethod):
             GPSampler does, or under constraints its analytic constrained form
             (:func:`~isoline.methods.gp_outputs.constrained_log_ei`): no Monte-Carlo
             samples. Batches, pending points and several objectives keep the MC forms.
+        believer: with ``ei="logei"`` and one objective without constraints, batches and
+            pending points by the Kriging believer (Ginsbourger, Le Riche and Carraro,
+            "Kriging is well-suited to parallelize optimization", in Computational
+            Intelligence in Expensive Optimization Problems, Springer 2010): each pending
+            or already chosen point joins the GP at its posterior mean, hyperparameters
+            unchanged, so the variance there vanishes, and the analytic log EI picks the
+            next point, one at a time; Optuna's GPSampler treats running trials so.
+            ``False`` (default): the MC forms above.
         inactive: on a space with conditions, how the GP treats inactive parameters:
             ``"impute"`` (default): the constant of their encoding (:mod:`isoline.conditions`);
             ``"arc"``: the arc kernel of Swersky et al. (:mod:`isoline.models.arc`), which
@@ -338,12 +354,16 @@ class GPEI(_GPMethod):
         priors: str = "optuna",
         mo_acquisition: str = "auto",
         ei: str = "qlogei",
+        believer: bool = False,
         inactive: str = "impute",
         **options: Any,
     ) -> None:
         super().__init__(dim, kernel=kernel, priors=priors, **options)
         self.mo_acquisition = check_choice(mo_acquisition, "mo_acquisition", MO_ACQUISITIONS)
         self.ei = check_choice(ei, "ei", EI_FORMS)
+        self.believer = check_bool(believer, "believer")
+        if self.believer and self.ei != "logei":
+            raise ValueError("believer=True picks points by the analytic log EI: set ei='logei'")
         self.inactive = check_choice(inactive, "inactive", INACTIVE)
         if self.inactive == "arc":
             if self.space is None or not self.space.conditions:
@@ -364,12 +384,25 @@ class GPEI(_GPMethod):
             if analytic:
                 acqf = RelativeFloorLogEI(gp.model, best_f=float(y.min()), maximize=False)
                 return self._maximize(acqf, q)
+            if self.believer:
+                return self._propose_believed(gp, float(y.min()), q, pending)
             acqf = qLogExpectedImprovement(
                 gp.model, best_f=-float(y.min()), posterior_transform=negated(),
                 tau_max=TAU_MAX * unit, tau_relu=TAU_RELU * unit, sampler=self._sampler(),
                 X_pending=torch.as_tensor(pending) if len(pending) else None,
             )  # fmt: skip
             return self._maximize(acqf, q)
+
+    def _propose_believed(self, gp: GP, best: float, q: int, pending: np.ndarray) -> np.ndarray:
+        """``q`` points, each maximizing the analytic log EI of the GP conditioned on the
+        pending and already chosen points at its posterior mean (the Kriging believer)."""
+        believed = np.asarray(pending, dtype=float).reshape(-1, self.dim)
+        for _ in range(q):
+            g = gp.condition_on(believed, gp.posterior(believed)[0]) if len(believed) else gp
+            acqf = RelativeFloorLogEI(g.model, best_f=best, maximize=False)
+            x = self._maximize(acqf, 1, avoid=np.vstack([self.X, believed]))
+            believed = np.vstack([believed, x])
+        return believed[len(believed) - q :]
 
     def _propose_outputs(self, q: int, pending: np.ndarray, analytic: bool) -> np.ndarray:
         """Constraints or several objectives (:mod:`isoline.methods.gp_outputs`)."""
