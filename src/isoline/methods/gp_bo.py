@@ -329,7 +329,7 @@ class GPEI(_GPMethod):
             "Kriging is well-suited to parallelize optimization", in Computational
             Intelligence in Expensive Optimization Problems, Springer 2010): each pending
             or already chosen point joins the GP at its posterior mean, hyperparameters
-            unchanged, so the variance there vanishes, and the analytic log EI picks the
+            unchanged, so the variance there shrinks, and the analytic log EI picks the
             next point, one at a time; Optuna's GPSampler treats running trials so.
             ``False`` (default): the MC forms above.
         inactive: on a space with conditions, how the GP treats inactive parameters:
