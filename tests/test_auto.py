@@ -33,8 +33,9 @@ MIXED = Space(
 CASES = [
     (box(5), 8, 1, False, "design-only"),
     (box(6), 100, 5, False, "batch"),
-    (MIXED, 128, 8, False, "batch"),
-    (Space({"C": Real(1.0, 1e3, log=True), "g": Real(0, 1)}), None, 4, False, "batch"),
+    (MIXED, 128, 8, False, "batch-tuning"),
+    (Space({"C": Real(1.0, 1e3, log=True), "g": Real(0, 1)}), None, 4, False, "batch-tuning"),
+    (Space({"n": Integer(1, 30), "p": Integer(1, 4)}), 128, 8, False, "batch"),
     (Space({"a": Real(0, 1), "b": Real(-2, 2)}), 64, 8, False, "batch"),
     (Space({f"x{i}": Integer(0, 9) for i in range(25)}), 300, 8, False, "batch-high-dim"),
     (box(30), 300, 4, False, "batch-high-dim"),
@@ -103,6 +104,13 @@ def test_tuning_spaces_get_gp_ei_with_optunas_gp_priors_and_the_tuning_options()
     for space in tuning:
         choice = auto.choose(space, budget=64)
         assert (choice.method, choice.options) == ("gp-ei", dict(auto.TUNING_OPTIONS))
+
+
+def test_tuning_batches_get_the_kriging_believer_with_the_tuning_options():
+    choice = auto.choose(MIXED, budget=128, batch_size=8)
+    assert choice.options == {**auto.TUNING_OPTIONS, "believer": True}
+    m = make_method("gp-ei", MIXED.dim, space=MIXED, batch_size=8, **choice.options)
+    assert m.believer and m.ei == "logei"
 
 
 def test_spaces_of_integers_and_linear_reals_get_gp_eis_defaults():
