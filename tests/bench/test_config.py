@@ -96,7 +96,7 @@ def test_an_error_every_problem_gives_a_method_is_listed_once() -> None:
         {"name": "t", "budget": 4, "methods": [{"name": "cma-es", "options": {"sigma0": -1.0}}],
          "problems": [{"name": "ackley", "dim": 2}, {"name": "levy", "dim": 3}]}
     )  # fmt: skip
-    from isoline.bench.runner import run_errors
+    from isoline.bench.preflight import run_errors
 
     (line,) = run_errors(cfg)
     assert line.startswith("methods[0] 'cma-es': sigma0 must be")

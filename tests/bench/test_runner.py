@@ -333,7 +333,7 @@ def test_the_best_point_of_a_conditional_run_holds_its_active_parameters() -> No
     from types import SimpleNamespace
 
     import isoline as iso
-    from isoline.bench.report import _best_point
+    from isoline.bench.run_data import _best_point
 
     space = iso.Space({"k": iso.Categorical(["a", "b"]), "n": iso.Integer(0, 2)}, {"n": {"k": "b"}})
     trials = [SimpleNamespace(x={"k": "b", "n": 1}), SimpleNamespace(x={"k": "a"})]

@@ -3,7 +3,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from isoline.bench.report import _suggest_time
+from isoline.bench.run_data import _suggest_time
 from isoline.store import Trial
 
 

@@ -28,6 +28,7 @@ from typing import Any
 
 import yaml
 
+from isoline.bench.preflight import run_errors
 from isoline.objective import Objective
 from isoline.validation import check_int, check_positive
 
@@ -210,7 +211,7 @@ def parse_config(raw: Any, default_name: str = "bench", source: str = "config") 
         ConfigError: listing every error (unknown or missing keys, bad budgets, seeds,
             batch sizes, unknown methods or problems, dimensions a problem does not
             allow, unique labels), each naming its key or entry. When there are any, the
-            valid entries are also built as :func:`isoline.bench.runner.run_errors` does,
+            valid entries are also built as :func:`isoline.bench.preflight.run_errors` does,
             so problem keywords and method options are listed in the same message.
     """
     if not isinstance(raw, dict):
@@ -273,8 +274,6 @@ def parse_config(raw: Any, default_name: str = "bench", source: str = "config") 
         direction="minimize" if direction is None else direction.direction,
     )
     if errors:
-        from isoline.bench.runner import run_errors
-
         positions = (
             [i for i, m in enumerate(methods) if m is not None],
             [i for i, p in enumerate(problems) if p is not None],

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from isoline.bench.config import BenchConfig
-from isoline.bench.report import RunData
+from isoline.bench.run_data import RunData
 
 __all__ = ["CellTable", "constrained_cells", "hypervolume_cells", "kind_of"]
 

@@ -16,8 +16,10 @@ from typing import Any
 
 import numpy as np
 
+from isoline.bench.formatting import file_name, fmt_number
 from isoline.bench.plots import plot_convergence
-from isoline.bench.report import RunData, _fmt, _safe
+from isoline.bench.preflight import make_problem
+from isoline.bench.run_data import RunData
 
 __all__ = ["feasibility_lines", "hypervolume_section", "run_problem"]
 
@@ -25,8 +27,6 @@ __all__ = ["feasibility_lines", "hypervolume_section", "run_problem"]
 def run_problem(runs: list[RunData]) -> Any:
     """The problem of the runs (its reference point and maximal hypervolume), or
     ``None`` when it cannot be built here (the report then infers a reference point)."""
-    from isoline.bench.runner import make_problem
-
     try:
         return make_problem(runs[0].spec)
     except Exception:  # noqa: BLE001 - the report still shows the runs
@@ -58,7 +58,7 @@ def hypervolume_section(label: str, runs: list[RunData], problem: Any, out: Path
         curves.setdefault(r.spec.method.label, []).append(hv)
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
     plot_convergence(curves, ax=ax, title=label, ylabel="hypervolume")
-    png = f"{_safe(label)}.png"
+    png = f"{file_name(label)}.png"
     fig.tight_layout()
     fig.savefig(out / png, dpi=110)
     plt.close(fig)
@@ -83,12 +83,13 @@ def hypervolume_section(label: str, runs: list[RunData], problem: Any, out: Path
         rows.append((lab, rs, finals, sem, front, share))
     best = max(float(np.mean(f)) for _, _, f, _, _, _ in rows)
     for lab, rs, finals, sem, front, share in rows:
-        mean = _fmt(float(np.mean(finals)))
+        mean = fmt_number(float(np.mean(finals)))
         mean = f"**{mean}**" if float(np.mean(finals)) == best and known else mean
         lines.append(
             f"| {lab} | {len(rs)} | {int(np.mean([len(r.values) for r in rs]))} | {mean} +- "
-            f"{_fmt(sem)} | {_fmt(float(np.median(finals)))} | {front:.1f} | {share:.0%} | "
-            f"{np.mean([r.wall_time for r in rs]):.2f} | {sum(r.n_failed for r in rs)} |"
+            f"{fmt_number(sem)} | {fmt_number(float(np.median(finals)))} | {front:.1f} | "
+            f"{share:.0%} | {np.mean([r.wall_time for r in rs]):.2f} | "
+            f"{sum(r.n_failed for r in rs)} |"
         )
     return [*lines, ""]
 

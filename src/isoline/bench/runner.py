@@ -17,13 +17,13 @@ from typing import Any
 import numpy as np
 
 from isoline.bench.config import BenchConfig, ConfigError, RunSpec
-from isoline.objective import Objective
+from isoline.bench.preflight import make_problem, problem_objective, resolve_options, run_errors
 from isoline.parallel import ProcessPool, shutdown_executor
 from isoline.store import Store
 from isoline.threads import limit_threads
 
 __all__ = [
-    "RunSummary", "ProblemObjective", "problem_objective", "resolve_options", "run_errors",
+    "RunSummary", "ProblemObjective", "make_problem", "problem_objective", "resolve_options",
     "run_one", "run_bench", "report_crashes",
 ]  # fmt: skip
 
@@ -63,102 +63,6 @@ class RunSummary:
     @classmethod
     def crashed(cls, study: str, err: BaseException, seconds: float = 0.0) -> RunSummary:
         return cls(study, 0, float("nan"), seconds, False, f"{type(err).__name__}: {err}")
-
-
-def make_problem(spec: RunSpec) -> Any:
-    from isoline import problems
-
-    return problems.get(spec.problem.name, seed=spec.seed, **spec.problem.kwargs)
-
-
-def problem_objective(problem: Any, direction: str) -> Objective:
-    """What a run on ``problem`` optimizes: the problem's own :class:`Objective` when it
-    has several outputs (``problem.objective``), else the config's ``direction``.
-
-    Raises:
-        ValueError: a config direction other than minimize for a problem with its own.
-    """
-    own = getattr(problem, "objective", None)
-    if own is None:
-        return Objective.of(direction)
-    if direction != "minimize":
-        raise ValueError(
-            f"problem {problem.name!r} gives its own objectives ({own.describe()}); "
-            f"leave the config's direction at minimize, got {direction!r}"
-        )
-    return own
-
-
-#: option value that a benchmark config takes from the problem's ``model_hints()``
-FROM_PROBLEM = "from-problem"
-
-
-def resolve_options(options: dict[str, Any], problem: Any) -> dict[str, Any]:
-    """``options`` with every ``from-problem`` value replaced by the problem's hint.
-
-    Raises:
-        ValueError: if the problem has no hint of that name.
-    """
-    hints = problem.model_hints()
-    out = dict(options)
-    for key, value in options.items():
-        if value == FROM_PROBLEM:
-            if key not in hints:
-                raise ValueError(
-                    f"option {key}: {FROM_PROBLEM} but problem {problem.name!r} has no hint "
-                    f"{key!r} (it has: {sorted(hints) or 'none'})"
-                )
-            out[key] = hints[key]
-    return out
-
-
-def run_errors(cfg: BenchConfig, positions: tuple[list[int], list[int]] | None = None) -> list[str]:
-    """What would stop runs of ``cfg`` at their start, found before any starts: each
-    problem is built once (with the first seed: its keywords and dimension) and each
-    method's optimizer on each problem (its options, ``from-problem`` hints and batch
-    size). One line per error, naming the entry; an error every problem gives a method
-    is listed once. Peers are left out (the config checked their options already).
-    ``positions``: the entries' indices in the config file's ``methods`` and
-    ``problems`` lists, when ``cfg`` holds only some of them."""
-    from isoline import problems
-    from isoline.auto import AUTO
-    from isoline.methods.base import check_capability
-    from isoline.methods.registry import get_method
-    from isoline.optimizer import Optimizer
-    from isoline.problems.base import is_noisy
-
-    errors: list[str] = []
-    where_m, where_p = positions or (list(range(len(cfg.methods))), list(range(len(cfg.problems))))
-    seed = cfg.seeds[0]
-    built = []
-    for i, p in enumerate(cfg.problems):
-        try:
-            built.append((p, problems.get(p.name, seed=seed, **p.kwargs)))
-        except (ValueError, TypeError, ImportError) as e:
-            errors.append(f"problems[{where_p[i]}] {p.label!r}: {e}")
-    for j, m in enumerate(cfg.methods):
-        peer = m.name != AUTO and getattr(get_method(m.name), "family", "") == "peer"
-        found: dict[str, list[str]] = {}
-        for p, problem in built:
-            try:
-                objective = problem_objective(problem, cfg.direction)
-                if peer:  # a peer refuses a specification it cannot take when built
-                    check_capability(get_method(m.name), objective.n_objectives,
-                                     objective.n_constraints)  # fmt: skip
-                    continue
-                options = resolve_options(m.options, problem)
-                if m.name == AUTO:
-                    options.setdefault("noisy", is_noisy(problem))
-                if m.name == AUTO or getattr(get_method(m.name), "takes_budget", False):
-                    options.setdefault("budget", p.budget or cfg.budget)
-                Optimizer(problem.space, m.name, seed=seed, objective=objective,
-                          batch_size=m.batch_size or cfg.batch_size, **options)  # fmt: skip
-            except (ValueError, TypeError) as e:
-                found.setdefault(str(e), []).append(p.label)
-        for message, labels in found.items():
-            where = "" if len(labels) == len(built) > 1 else f" on {', '.join(labels)}"
-            errors.append(f"methods[{where_m[j]}] {m.label!r}{where}: {message}")
-    return errors
 
 
 def run_one(spec: RunSpec, storage: str) -> RunSummary:
@@ -213,9 +117,9 @@ def run_bench(
 ) -> list[RunSummary]:
     """Run every run of ``cfg`` into ``storage`` and return their summaries.
 
-    Before any run starts, :func:`run_errors` builds every problem and method once: a
-    config any run of which would fail at its start raises :class:`ConfigError` listing
-    every such error, and nothing runs.
+    Before any run starts, :func:`isoline.bench.preflight.run_errors` builds every
+    problem and method once: a config any run of which would fail at its start raises
+    :class:`ConfigError` listing every such error, and nothing runs.
 
     A run that raises (a method's or a peer's crash, a study stored with other settings)
     does not stop the others: its summary carries the error, the evaluations it stored
