@@ -113,16 +113,20 @@ def test_tuning_batches_get_the_kriging_believer_with_the_tuning_options():
     assert m.believer and m.ei == "logei"
 
 
-def test_spaces_of_integers_and_linear_reals_get_gp_eis_defaults():
+def test_spaces_of_integers_and_linear_reals_get_the_integer_options():
     """Without a categorical or a rescaled real the tuning options lost to the defaults
-    (benchmarks/results/auto/tuning_mixint/); a log-scaled integer does not count."""
+    (benchmarks/results/auto/tuning_mixint/) and the analytic log EI with the defaults'
+    search did not (benchmarks/results/auto/mixint_cost/); a log-scaled integer does not
+    count."""
     for space in (
         Space({"a": Integer(0, 7), "b": Integer(0, 15)}),
         Space({"a": Integer(0, 3), "x": Real(-5.0, 5.0)}),
         Space({"a": Integer(10, 5000, log=True), "x": Real(0.0, 1.0)}),
     ):
         choice = auto.choose(space, budget=50)
-        assert (choice.method, choice.rule, choice.options) == ("gp-ei", "discrete", {})
+        assert (choice.method, choice.rule) == ("gp-ei", "discrete")
+        assert choice.options == dict(auto.INTEGER_OPTIONS)
+        assert choice.options != dict(auto.TUNING_OPTIONS)
     m = make_method("gp-ei", MIXED.dim, space=MIXED, **auto.choose(MIXED).options)
     assert m.priors == "optuna" and m.kernel == "matern52"  # gp-ei's defaults
     assert m.ei == "logei" and m.num_restarts == 3 and m.raw_samples == 128

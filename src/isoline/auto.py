@@ -24,8 +24,8 @@ from isoline.space import SearchSpace
 from isoline.validation import check_bool, check_int
 
 __all__ = [
-    "AUTO", "Situation", "Rule", "Choice", "RULES", "situation", "choose", "resolve",
-    "typed_options",
+    "AUTO", "INTEGER_OPTIONS", "TUNING_OPTIONS", "Situation", "Rule", "Choice", "RULES",
+    "situation", "choose", "resolve", "typed_options",
 ]  # fmt: skip
 
 #: the method name that asks for the automatic choice
@@ -48,7 +48,7 @@ SHORT_BUDGET_PER_DIM = 5
 #: problems they cost 0.49x Optuna GPSampler's CPU where gp-ei's defaults cost 1.25x, with
 #: finals not worse (benchmarks/results/field/hpo_cost_confirm/). On spaces of integers and
 #: linear reals they ended worse than the defaults (benchmarks/results/auto/tuning_mixint/),
-#: so those get gp-ei's defaults (:func:`typed_options`).
+#: so those get :data:`INTEGER_OPTIONS` (:func:`typed_options`).
 TUNING_OPTIONS: Mapping[str, Any] = {
     "ei": "logei",
     "refit_growth": 0.3,
@@ -57,6 +57,12 @@ TUNING_OPTIONS: Mapping[str, Any] = {
     "raw_samples": 128,
     "num_restarts": 3,
 }
+#: gp-ei's options on spaces of integers and linear reals only, one point at a time: the
+#: analytic log EI and the lean refit of :data:`TUNING_OPTIONS` with gp-ei's default
+#: acquisition search; on bbob-mixint they cost 0.81x Optuna GPSampler's CPU where gp-ei's
+#: defaults cost 1.55x, with finals not worse than the defaults'
+#: (benchmarks/results/auto/mixint_cost/).
+INTEGER_OPTIONS: Mapping[str, Any] = {"ei": "logei", "refit_growth": 0.3, "fit_ftol": 1e-6}
 
 
 @dataclass(frozen=True)
@@ -153,9 +159,9 @@ def _short_high_dim(s: Situation) -> bool:
 
 def typed_options(s: Situation) -> dict[str, Any]:
     """gp-ei's options on a typed space: :data:`TUNING_OPTIONS` where a categorical or a
-    rescaled real marks a tuning space (their evidence), gp-ei's defaults on spaces of
-    integers and linear reals only."""
-    return dict(TUNING_OPTIONS) if s.categorical or s.rescaled else {}
+    rescaled real marks a tuning space (their evidence), :data:`INTEGER_OPTIONS` on spaces
+    of integers and linear reals only."""
+    return dict(TUNING_OPTIONS) if s.categorical or s.rescaled else dict(INTEGER_OPTIONS)
 
 
 #: the rules in the order they are tried; the last one always applies
