@@ -51,6 +51,7 @@ from isoline.bench.ranks import (
 from isoline.bench.report import (
     RunData,
     collect,
+    copy_lines,
     crash_lines,
     git_commit,
     part_lines,
@@ -350,7 +351,7 @@ def summary(args: argparse.Namespace) -> None:
             for lab, v in missing.items()
         ]
         lines += [""] + crash_lines(runs)
-    lines += [""] + version_lines(runs)
+    lines += [""] + copy_lines(runs) + version_lines(runs)
     (out / "README.md").write_text("\n".join(lines) + "\n")
     np.savez(
         out / "finals.npz",

@@ -26,6 +26,7 @@ from isoline.bench.outputs import CellTable, constrained_cells, hypervolume_cell
 from isoline.bench.ranks import mean_interval, mean_rank_interval, stand_in_ranks
 from isoline.bench.report import (
     RunData,
+    copy_lines,
     crash_lines,
     git_commit,
     part_lines,
@@ -149,7 +150,7 @@ def summarize(args: argparse.Namespace, cfg: BenchConfig, runs: list[RunData], k
         lines += [f"- {lab}: {len(v)} ({', '.join(v[:6])}{' ...' if len(v) > 6 else ''})"
                   for lab, v in t.missing.items()]  # fmt: skip
         lines += [""] + crash_lines(runs)
-    lines += [""] + version_lines(runs)
+    lines += [""] + copy_lines(runs) + version_lines(runs)
     (out / "README.md").write_text("\n".join(lines) + "\n")
     np.savez(out / "finals.npz", stat=t.stat, shown=t.shown, feasible_share=t.feasible_share,
              labels=np.array(t.labels),

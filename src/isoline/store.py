@@ -29,20 +29,10 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from isoline.leases import LEASE_GRACE, UNLOCK_WATCH, Lease, LeaseBook, LeaseError
-from isoline.store_file import (
-    Transaction,
-    check_columns,
-    check_path,
-    create,
-    drop_and_create,
-    migrate,
-    retry_busy,
-    tables,
-    use_wal,
-)
+from isoline.store_file import Transaction, check_columns, check_path, open_file, retry_busy, tables
 from isoline.store_read import OPTIONAL_STUDY_COLUMNS, STUDY_COLUMNS, TRIAL_COLUMNS, StoreReader
 from isoline.store_records import StoreError, StudyRecord, Trial, decode_text, dumps, outputs_json
-from isoline.store_schema import FORMAT, RESUME_FORMATS, VERSION
+from isoline.store_schema import RESUME_FORMATS
 
 __all__ = [
     "Copied",
@@ -121,7 +111,7 @@ class Store(StoreReader):
         #: the ownership leases of this store's studies
         self.leases = LeaseBook(self.conn, self.path, self.timeout, self.lease_grace, self._tx)
         try:
-            self._open(found, memory)
+            self.version = open_file(self.conn, self.path, found, memory, self.readonly, timeout)
             #: the columns of the studies and trials tables in this file
             self._present = check_columns(self.conn, self.path, self.version)
             self._columns = {
@@ -135,40 +125,6 @@ class Store(StoreReader):
         except BaseException:
             self.conn.close()
             raise
-
-    def _open(self, found: set[str], memory: bool) -> None:
-        self.version = VERSION
-        if not found:
-            if self.readonly:
-                raise StoreError(f"{self.path} is an empty file, not an isoline store")
-            create(self.conn, memory, self.timeout)
-            return
-        if "meta" not in found:
-            raise StoreError(
-                f"{self.path} is a SQLite database that isoline did not create "
-                f"(tables {sorted(found)}); refusing to write to it"
-            )
-        fmt = dict(self.conn.execute("SELECT key, value FROM meta").fetchall())
-        if not fmt and found <= {"meta", "studies", "trials", "leases"} and not self.readonly:
-            # an interrupted creation by an isoline older than atomic creation
-            drop_and_create(self.conn, self.path, found, self.timeout)
-            return
-        if fmt.get("format") != FORMAT:
-            raise StoreError(f"{self.path} is not an isoline store (meta {fmt!a})")
-        version = fmt.get("version")
-        if not (isinstance(version, str) and version.isdigit() and len(version) < 6):
-            raise StoreError(f"{self.path} has a malformed store version {version!a}")
-        if int(version) > VERSION:
-            raise StoreError(
-                f"{self.path} has store version {version}; this isoline reads <= {VERSION}: "
-                "upgrade isoline to open it"
-            )
-        self.version = int(version)
-        if self.version < VERSION and not self.readonly:
-            migrate(self.conn, self.path, self.version)
-            self.version = VERSION
-        if not (self.readonly or memory):
-            use_wal(self.conn, self.timeout)
 
     # -- transactions ------------------------------------------------------------------
     def _tx(self) -> Transaction:
@@ -322,6 +278,15 @@ class Store(StoreReader):
                 continue
             out.copied.append(name)
         return out
+
+    def add_study(self, study: StudyRecord, trials: list[Trial]) -> None:
+        """Store ``study`` (a checked record, e.g. another's renamed by
+        :func:`dataclasses.replace`) with its ``trials`` in one transaction; raise
+        :class:`StudyExists` if this store holds a study of that name."""
+        with self._tx():
+            if self.study_id(study.name) is not None:
+                raise StudyExists(f"study {study.name!r} exists in {self.path}")
+            self._insert_study(study, trials)
 
     def delete_studies(self, names: Iterable[str]) -> list[str]:
         """Delete studies, with their trials and leases, in one transaction.

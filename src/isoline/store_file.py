@@ -36,6 +36,7 @@ __all__ = [
     "check_path",
     "create",
     "migrate",
+    "open_file",
     "retry_busy",
     "tables",
 ]
@@ -198,3 +199,48 @@ def check_path(path: str, create: bool) -> None:
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
         raise StoreError(f"cannot create store {path!r}: directory {folder!r} does not exist")
+
+
+def open_file(
+    conn: sqlite3.Connection,
+    path: str,
+    found: set[str],
+    memory: bool,
+    readonly: bool,
+    timeout: float,
+) -> int:
+    """Make ``conn``'s file, holding the tables ``found``, ready as an isoline store and
+    return its store version: an empty file is created (unless ``readonly``), an older
+    version migrated (unless ``readonly``), a file switched to WAL; a file isoline did not
+    create, of another format or of a newer version is refused (:class:`StoreError`)."""
+    if not found:
+        if readonly:
+            raise StoreError(f"{path} is an empty file, not an isoline store")
+        create(conn, memory, timeout)
+        return VERSION
+    if "meta" not in found:
+        raise StoreError(
+            f"{path} is a SQLite database that isoline did not create "
+            f"(tables {sorted(found)}); refusing to write to it"
+        )
+    fmt = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+    if not fmt and found <= {"meta", "studies", "trials", "leases"} and not readonly:
+        # an interrupted creation by an isoline older than atomic creation
+        drop_and_create(conn, path, found, timeout)
+        return VERSION
+    if fmt.get("format") != FORMAT:
+        raise StoreError(f"{path} is not an isoline store (meta {fmt!a})")
+    version = fmt.get("version")
+    if not (isinstance(version, str) and version.isdigit() and len(version) < 6):
+        raise StoreError(f"{path} has a malformed store version {version!a}")
+    if int(version) > VERSION:
+        raise StoreError(
+            f"{path} has store version {version}; this isoline reads <= {VERSION}: "
+            "upgrade isoline to open it"
+        )
+    if int(version) < VERSION and not readonly:
+        migrate(conn, path, int(version))
+        version = str(VERSION)
+    if not (readonly or memory):
+        use_wal(conn, timeout)
+    return int(version)

@@ -15,7 +15,10 @@ from isoline.bench.plots import plot_convergence
 from isoline.bench.report_outputs import feasibility_lines, hypervolume_section, run_problem
 from isoline.bench.run_data import RunData, collect
 
-__all__ = ["RunData", "collect", "crash_lines", "part_lines", "version_lines", "write_report"]
+__all__ = [
+    "RunData", "collect", "copy_lines", "crash_lines", "part_lines", "version_lines",
+    "write_report",
+]  # fmt: skip
 
 
 def crash_lines(runs: list[RunData]) -> list[str]:
@@ -27,6 +30,17 @@ def crash_lines(runs: list[RunData]) -> list[str]:
              "evaluations are kept; running the command again resumes them):", ""]  # fmt: skip
     lines += [f"- {r.spec.study} after {len(r.values)} evaluations: {r.crash}" for r in crashed]
     return lines + [""]
+
+
+def copy_lines(runs: list[RunData]) -> list[str]:
+    """Markdown lines counting the auto runs stored as copies of the identical run of
+    their choice (:mod:`isoline.bench.twins`), by the contender copied."""
+    copied = Counter(r.copied_from.split("/")[-2] for r in runs if r.copied_from)
+    if not copied:
+        return []
+    text = ", ".join(f"{n} of {label!r}" for label, n in sorted(copied.items()))
+    return [f"auto runs stored as copies of the run of the same cell with auto's choice as "
+            f"method and options (the same trajectory, not run twice): {text}.", ""]  # fmt: skip
 
 
 def part_lines(parts: list[dict[str, Any]]) -> list[str]:
@@ -173,7 +187,7 @@ def write_report(
     against = cfg.report.get("against")
     if against:
         lines += _stats_section(finals, against)
-    lines += crash_lines(runs)
+    lines += crash_lines(runs) + copy_lines(runs)
     lines += version_lines(runs)
     path = out / "report.md"
     path.write_text("\n".join(lines) + "\n")

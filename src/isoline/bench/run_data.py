@@ -53,6 +53,8 @@ class RunData:
     #: (:data:`isoline.run_loop.METHOD_CPU`; NaN for a run stored before it was recorded):
     #: unlike :attr:`suggest_time`, unaffected by other jobs on the machine
     suggest_cpu: float = float("nan")
+    #: the study an auto run was stored as a copy of (:mod:`isoline.bench.twins`), else None
+    copied_from: str | None = None
 
     @property
     def sign(self) -> float:
@@ -128,6 +130,7 @@ def collect(cfg: BenchConfig, storage: str) -> list[RunData]:
                     objective,
                     outputs,
                     _method_cpu(rec.attrs),
+                    rec.attrs.get("copied_from"),
                 )
             )
     return out

@@ -11,13 +11,16 @@ import concurrent.futures as cf
 import os
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from isoline.auto import AUTO
 from isoline.bench.config import BenchConfig, ConfigError, RunSpec
 from isoline.bench.preflight import make_problem, problem_objective, resolve_options, run_errors
+from isoline.bench.twins import twin_candidates
 from isoline.parallel import ProcessPool, shutdown_executor
 from isoline.store import Store
 from isoline.threads import limit_threads
@@ -65,9 +68,11 @@ class RunSummary:
         return cls(study, 0, float("nan"), seconds, False, f"{type(err).__name__}: {err}")
 
 
-def run_one(spec: RunSpec, storage: str) -> RunSummary:
-    """Run (or resume, or skip if finished) one study of a benchmark."""
-    from isoline.auto import AUTO
+def run_one(spec: RunSpec, storage: str, twins: Sequence[RunSpec] = ()) -> RunSummary:
+    """Run (or resume, or skip if finished) one study of a benchmark; an auto run is
+    stored as a copy of a finished run among ``twins`` that repeats it
+    (:func:`isoline.bench.twins.copy_twin`), when there is one."""
+    from isoline.bench.twins import copy_twin
     from isoline.problems.base import is_noisy
     from isoline.runs import optimize
 
@@ -84,12 +89,17 @@ def run_one(spec: RunSpec, storage: str) -> RunSummary:
             return RunSummary(spec.study, n, float("nan"), 0.0, True)
     problem = make_problem(spec)
     options = resolve_options(spec.method.options, problem)
+    objective = problem_objective(problem, spec.direction)
     if spec.method.name == AUTO:
         options.setdefault("noisy", is_noisy(problem))
+        with Store(storage) as store:
+            if copy_twin(store, spec, problem, objective, options, twins) is not None:
+                n = len(store.trials(store.get_study(spec.study)))  # type: ignore[arg-type]
+                return RunSummary(spec.study, n, float("nan"), time.time() - t0, False)
     res = optimize(
         ProblemObjective(problem),
         problem.space,
-        direction=problem_objective(problem, spec.direction),
+        direction=objective,
         method=spec.method.name,
         budget=spec.budget,
         seed=spec.seed,
@@ -137,7 +147,8 @@ def run_bench(
     if errors:
         raise ConfigError(errors, f"config {cfg.name!r}")
     Store(storage).close()  # validate / create the file before any worker touches it
-    runs = cfg.runs()
+    runs = _auto_last(cfg.runs())
+    twins = {r.study: twin_candidates(r, runs) for r in runs if r.method.name == AUTO}
     out: list[RunSummary] = []
     bar = _bar(progress, len(runs), cfg.name)
     client = None
@@ -159,12 +170,15 @@ def run_bench(
                 t0 = time.time()
                 try:
                     with limit_threads(1):  # as in the pool's workers (_init_worker)
-                        out.append(run_one(spec, storage))
+                        out.append(run_one(spec, storage, twins.get(spec.study, ())))
                 except Exception as err:
                     out.append(RunSummary.crashed(spec.study, err, time.time() - t0))
                 _advance(bar, out[-1])
         else:
-            futs = {executor.submit(run_one, spec, storage): spec.study for spec in runs}
+            futs = {
+                executor.submit(run_one, spec, storage, twins.get(spec.study, ())): spec.study
+                for spec in runs
+            }
             try:
                 for fut in cf.as_completed(futs):
                     try:
@@ -186,6 +200,14 @@ def run_bench(
         if client is not None:
             client.close()
     return sorted(out, key=lambda s: s.study)
+
+
+def _auto_last(runs: list[RunSpec]) -> list[RunSpec]:
+    """``runs`` with each cell's auto run after the cell's others (the runs it may copy)."""
+    first: dict[tuple[str, int], int] = {}
+    for i, r in enumerate(runs):
+        first.setdefault((r.problem.label, r.seed), i)
+    return sorted(runs, key=lambda r: (first[(r.problem.label, r.seed)], r.method.name == AUTO))
 
 
 def report_crashes(out: list[RunSummary], prefix: str = "") -> int:
