@@ -20,7 +20,7 @@ import numpy as np
 from isoline.auto import AUTO
 from isoline.bench.config import BenchConfig, ConfigError, RunSpec
 from isoline.bench.preflight import make_problem, problem_objective, resolve_options, run_errors
-from isoline.bench.twins import twin_candidates
+from isoline.bench.twins import copy_twin, twin_candidates
 from isoline.parallel import ProcessPool, shutdown_executor
 from isoline.store import Store
 from isoline.threads import limit_threads
@@ -72,7 +72,6 @@ def run_one(spec: RunSpec, storage: str, twins: Sequence[RunSpec] = ()) -> RunSu
     """Run (or resume, or skip if finished) one study of a benchmark; an auto run is
     stored as a copy of a finished run among ``twins`` that repeats it
     (:func:`isoline.bench.twins.copy_twin`), when there is one."""
-    from isoline.bench.twins import copy_twin
     from isoline.problems.base import is_noisy
     from isoline.runs import optimize
 
@@ -93,9 +92,9 @@ def run_one(spec: RunSpec, storage: str, twins: Sequence[RunSpec] = ()) -> RunSu
     if spec.method.name == AUTO:
         options.setdefault("noisy", is_noisy(problem))
         with Store(storage) as store:
-            if copy_twin(store, spec, problem, objective, options, twins) is not None:
-                n = len(store.trials(store.get_study(spec.study)))  # type: ignore[arg-type]
-                return RunSummary(spec.study, n, float("nan"), time.time() - t0, False)
+            copied = copy_twin(store, spec, problem, objective, options, twins)
+        if copied is not None:
+            return RunSummary(spec.study, copied, float("nan"), time.time() - t0, False)
     res = optimize(
         ProblemObjective(problem),
         problem.space,

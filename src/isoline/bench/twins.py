@@ -22,7 +22,7 @@ from isoline.bench.preflight import resolve_options
 from isoline.methods.registry import resolve_name
 from isoline.objective import Objective
 from isoline.resume import jsonable
-from isoline.store import Store
+from isoline.store import Store, StudyExists
 
 __all__ = ["COPIED_FROM", "copy_twin", "twin_candidates"]
 
@@ -48,10 +48,11 @@ def copy_twin(
     objective: Objective,
     options: dict[str, Any],
     candidates: Sequence[Any],
-) -> str | None:
+) -> int | None:
     """Store the auto run ``spec`` as a copy of a finished candidate run that has auto's
     choice as its method and options (``options``: auto's own, e.g. ``noisy``); return
-    the copied study's name, or ``None`` (nothing stored) when no candidate qualifies."""
+    the number of evaluations copied, or ``None`` (nothing stored) when no candidate
+    qualifies or auto's study exists already (another worker may have made it)."""
     if store.get_study(spec.study) is not None:
         return None
     method, chosen, choice = resolve(AUTO, problem.space, spec.batch_size, options,
@@ -65,7 +66,10 @@ def copy_twin(
         if rec is None or not rec.finished or rec.budget != spec.budget:
             continue
         attrs = {**rec.attrs, "auto": choice.to_dict(), COPIED_FROM: rec.name}
-        copy = dataclasses.replace(rec, name=spec.study, attrs=attrs)
-        store.add_study(copy, store.trials(rec))
-        return str(rec.name)
+        trials = store.trials(rec)
+        try:
+            store.add_study(dataclasses.replace(rec, name=spec.study, attrs=attrs), trials)
+        except StudyExists:
+            return None
+        return len(trials)
     return None
