@@ -8,6 +8,7 @@ from isoline.bench.config import parse_config
 from isoline.bench.preflight import make_problem
 from isoline.bench.report import collect, copy_lines
 from isoline.bench.runner import ProblemObjective, run_bench
+from isoline.methods.registry import settled_options
 from isoline.runs import optimize
 from isoline.store import Store
 
@@ -66,3 +67,39 @@ def test_auto_runs_itself_when_no_contender_repeats_it(tmp_path) -> None:
         rec = store.get_study(cfg.runs()[0].study)
         assert rec is not None and rec.finished and "copied_from" not in rec.attrs
     assert copy_lines(collect(cfg, db)) == []
+
+
+def test_options_that_settle_alike_are_twins() -> None:
+    # gp-ei's mo_acquisition "auto" is EHVI up to three objectives and batches of four
+    ehvi = settled_options("gp-ei", {"mo_acquisition": "ehvi"}, 2, 1)
+    assert settled_options("gp-ei", {}, 2, 1) == ehvi
+    assert settled_options("gp-ei", {"mo_acquisition": "parego"}, 2, 1) != ehvi
+    assert settled_options("gp-ei", {}, 4, 1) == settled_options(
+        "gp-ei", {"mo_acquisition": "parego"}, 4, 1
+    )
+    # a batch of 8 settles to EHVI or ParEGO by the size of its last part: not fixed
+    assert settled_options("gp-ei", {}, 2, 8)["mo_acquisition"] == "auto"
+    # with one objective the option does not act
+    assert settled_options("gp-ei", {"mo_acquisition": "parego"}, 1, 1) == settled_options(
+        "gp-ei", {}, 1, 1
+    )
+    assert settled_options("gp-ei", {"ei": "logei"}, 1, 1) != settled_options("gp-ei", {}, 1, 1)
+
+
+def test_a_multi_objective_auto_run_copies_gp_ei_with_ehvi(tmp_path) -> None:
+    cfg = parse_config({
+        "name": "mo", "budget": 6, "seeds": [1], "problems": ["branin-currin"],
+        "methods": ["auto", {"name": "gp-ei", "label": "ehvi",
+                             "options": {"mo_acquisition": "ehvi"}}],
+    })  # fmt: skip
+    db = str(tmp_path / "b.db")
+    run_bench(cfg, db, workers=1, progress=False)
+    auto_name, ehvi = (r.study for r in cfg.runs())
+    with Store(db) as store:
+        rec = store.get_study(auto_name)
+        assert rec is not None and rec.attrs["copied_from"] == ehvi
+        copied = store.trials(rec)
+    problem = make_problem(cfg.runs()[0])
+    own = optimize(ProblemObjective(problem), problem.space, direction=problem.objective,
+                   method="auto", budget=6, seed=1)  # fmt: skip
+    np.testing.assert_array_equal(own.values, np.array([t.outputs for t in copied]))

@@ -19,7 +19,7 @@ from typing import Any
 
 from isoline.auto import AUTO, resolve
 from isoline.bench.preflight import resolve_options
-from isoline.methods.registry import resolve_name
+from isoline.methods.registry import resolve_name, settled_options
 from isoline.objective import Objective
 from isoline.resume import jsonable
 from isoline.store import Store, StudyExists
@@ -50,18 +50,23 @@ def copy_twin(
     candidates: Sequence[Any],
 ) -> int | None:
     """Store the auto run ``spec`` as a copy of a finished candidate run that has auto's
-    choice as its method and options (``options``: auto's own, e.g. ``noisy``); return
-    the number of evaluations copied, or ``None`` (nothing stored) when no candidate
-    qualifies or auto's study exists already (another worker may have made it)."""
+    choice as its method and options, compared as the method settles them for the
+    problem (:func:`isoline.methods.registry.settled_options`: gp-ei's
+    ``mo_acquisition="auto"`` is ``"ehvi"`` up to three objectives and four points a
+    batch). ``options``: auto's own, e.g. ``noisy``. Return the number of evaluations
+    copied, or ``None`` (nothing stored) when no candidate qualifies or auto's study exists already (another worker may have made it)."""
     if store.get_study(spec.study) is not None:
         return None
     method, chosen, choice = resolve(AUTO, problem.space, spec.batch_size, options,
                                      spec.budget, objective.n_objectives,
                                      objective.n_constraints)  # fmt: skip
     assert choice is not None
+    k, q = objective.n_objectives, spec.batch_size
+    settled = jsonable(settled_options(method, chosen, k, q))
     for twin in candidates:
-        same = (resolve_name(twin.method.name), jsonable(resolve_options(twin.method.options,
-                problem))) == (method, jsonable(chosen))  # fmt: skip
+        name = resolve_name(twin.method.name)
+        same = name == method and jsonable(settled_options(
+            name, resolve_options(twin.method.options, problem), k, q)) == settled  # fmt: skip
         rec = store.get_study(twin.study) if same else None
         if rec is None or not rec.finished or rec.budget != spec.budget:
             continue

@@ -38,7 +38,7 @@ from isoline.params import Space
 from isoline.threads import single_threaded
 from isoline.validation import check_batch, check_int
 
-__all__ = ["Method", "ReplayPickled", "check_capability", "failure_value", "variance_floor"]
+__all__ = ["Method", "check_capability", "failure_value", "variance_floor"]
 
 
 #: GPyTorch's floor on posterior variances in float64, made for ``y`` of order one
@@ -215,6 +215,17 @@ class Method:
     def default_n_init(cls, dim: int) -> int:
         """Initial-design size used when ``n_init`` is not given."""
         return max(2, min(2 * dim, 20)) if cls.needs_data else 0
+
+    @classmethod
+    def settled_options(
+        cls, options: dict[str, Any], n_objectives: int, batch_size: int
+    ) -> dict[str, Any]:
+        """``options`` (all of them, defaults filled in) with each value the method settles
+        at run time (such as ``"auto"``) replaced by what it settles to for ``n_objectives``
+        objectives and batches of up to ``batch_size`` points, where that is fixed by them;
+        options that do not act on such a problem are dropped. Equal settled options give
+        equal runs (:mod:`isoline.bench.twins`)."""
+        return dict(options)
 
     # -- public ask/tell ---------------------------------------------------------------
     def ask(self, q: int | None = None) -> np.ndarray:
@@ -446,48 +457,6 @@ class Method:
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(s)
             yield s
-
-
-class ReplayPickled(Method):
-    """A method whose state lives in objects that do not pickle (another library's
-    optimizer, a thread): it pickles as its constructor arguments and the public calls made
-    on it, and unpickles by building itself again and replaying those calls.
-
-    A subclass's ``__init__`` calls :meth:`_record_args` with its arguments first.
-    """
-
-    def _record_args(self, args: dict[str, Any]) -> None:
-        self._args = dict(args)
-        self._calls: list[tuple[str, tuple[Any, ...]]] = []
-
-    def ask(self, q: int | None = None) -> np.ndarray:
-        self._calls.append(("ask", (q,)))
-        return super().ask(q)
-
-    def tell(self, X: np.ndarray, y: np.ndarray) -> None:
-        self._calls.append(("tell", (np.array(X, dtype=float), np.array(y, dtype=float))))
-        super().tell(X, y)
-
-    def add_pending(self, X: np.ndarray) -> None:
-        self._calls.append(("add_pending", (np.array(X, dtype=float),)))
-        super().add_pending(X)
-
-    def withdraw(self, X: np.ndarray) -> None:
-        self._calls.append(("withdraw", (np.array(X, dtype=float),)))
-        super().withdraw(X)
-
-    def enqueue(self, X: np.ndarray) -> None:
-        self._calls.append(("enqueue", (np.array(X, dtype=float),)))
-        super().enqueue(X)
-
-    def __getstate__(self) -> dict[str, Any]:
-        return {"args": self._args, "calls": self._calls}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        args = dict(state["args"])
-        type(self).__init__(self, args.pop("dim"), **args)
-        for name, call_args in state["calls"]:
-            getattr(self, name)(*call_args)
 
 
 def failure_value(finite: np.ndarray) -> float:

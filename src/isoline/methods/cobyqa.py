@@ -11,8 +11,9 @@ import numpy as np
 from scipy.optimize import Bounds, LinearConstraint, NonlinearConstraint
 
 from isoline.input_constraints import UnitConstraints
-from isoline.methods.base import ReplayPickled, failure_value
+from isoline.methods.base import failure_value
 from isoline.methods.registry import register
+from isoline.methods.replay import ReplayPickled
 from isoline.validation import check_float
 
 __all__ = ["COBYQA"]

@@ -43,6 +43,7 @@ from isoline.methods.gp_outputs import (
     impute_outputs,
     mo_acquisition,
     parego_log_nei,
+    settled_mo_acquisition,
 )
 from isoline.methods.registry import register
 from isoline.methods.ucb import UCBWeight
@@ -371,6 +372,16 @@ class GPEI(_GPMethod):
                     "inactive='arc' needs a space with conditions (Space(conditions=...))"
                 )
             self._arc = self.space
+
+    @classmethod
+    def settled_options(
+        cls, options: dict[str, Any], n_objectives: int, batch_size: int
+    ) -> dict[str, Any]:
+        out = super().settled_options(options, n_objectives, batch_size)
+        choice = out.pop("mo_acquisition")
+        if n_objectives > 1:
+            out["mo_acquisition"] = settled_mo_acquisition(choice, n_objectives, batch_size)
+        return out
 
     def propose(self, q: int) -> np.ndarray:
         pending = self.pending()

@@ -108,6 +108,7 @@ __all__ = [
     "impute_outputs",
     "keep_pytorch_ehvi",
     "mo_acquisition",
+    "settled_mo_acquisition",
     "parego_log_nei",
     "reference_point",
 ]
@@ -399,3 +400,10 @@ def mo_acquisition(choice: str, n_objectives: int, q: int) -> str:
     if choice != "auto":
         return choice
     return "parego" if n_objectives > EHVI_MAX_OBJECTIVES or q > EHVI_MAX_BATCH else "ehvi"
+
+
+def settled_mo_acquisition(choice: str, n_objectives: int, batch_size: int) -> str:
+    """What :func:`mo_acquisition` takes for ``choice`` on every batch of up to
+    ``batch_size`` points, or ``choice`` itself when that depends on the batch."""
+    forms = {mo_acquisition(choice, n_objectives, q) for q in range(1, batch_size + 1)}
+    return forms.pop() if len(forms) == 1 else choice

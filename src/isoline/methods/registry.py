@@ -16,6 +16,7 @@ modules.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -34,6 +35,7 @@ __all__ = [
     "option_defaults",
     "register",
     "resolve_name",
+    "settled_options",
 ]
 
 #: the name that asks for the automatic choice (:mod:`isoline.auto`)
@@ -193,6 +195,17 @@ def _options(cls: type[Method]) -> dict[str, object]:
 def option_defaults(name: str) -> dict[str, object]:
     """The options of method ``name`` (registered or peer) and their current defaults."""
     return _options(get_method(name))
+
+
+def settled_options(
+    name: str, options: Mapping[str, Any], n_objectives: int, batch_size: int
+) -> dict[str, Any]:
+    """Every option of method ``name`` as a run with ``options`` uses it on a problem of
+    ``n_objectives`` objectives in batches of up to ``batch_size``: the defaults filled in
+    and run-time choices settled (:meth:`~isoline.methods.base.Method.settled_options`).
+    Two option sets that settle alike give the same run."""
+    filled = {**option_defaults(name), **options}
+    return get_method(name).settled_options(filled, n_objectives, batch_size)
 
 
 def make_method(name: str, dim: int, **kwargs: Any) -> Method:

@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from isoline.methods.base import ReplayPickled
+from isoline.methods.replay import ReplayPickled
 from isoline.params import Categorical, Integer, Param, Real, Space
 from isoline.validation import check_int
 
