@@ -21,7 +21,14 @@ value in the cell, 1 = random search's median on the problem; ``finals.npz`` mus
 ``random`` column), the upper end of the one-sided 95% percentile bootstrap interval of
 the mean score difference candidate minus base is below ``M``, and the one-sided Wilcoxon
 test that the candidate is worse gives p >= 0.05; the cell counts are reported, not
-tested. The rule text itself lives in each config's header.
+tested.
+
+With ``--sign-margin P`` the finals clause is a sign-based non-inferiority test (the form
+of ``constrained_cost_confirm.yaml``, for finals too bimodal for a mean): of the cells
+where candidate and base differ, the candidate is lower in ``k``; the exact one-sided
+binomial test of "the candidate is lower with probability at most P" gives p < 0.05. A
+``random`` column is then a floor: a candidate worse than random search in more cells
+than better fails. The rule text itself lives in each config's header.
 """
 
 from __future__ import annotations
@@ -31,7 +38,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from scipy.stats import wilcoxon
+from scipy.stats import binomtest, wilcoxon
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -68,6 +75,24 @@ def score_gap(F: np.ndarray, labels: list[str], cells: list[str], label: str, ba
     return float(mean[0]), float(upper[0])
 
 
+def sign_clause(F: np.ndarray, labels: list[str], v: np.ndarray, better: int, worse: int,
+                margin: float) -> tuple[bool, str]:  # fmt: skip
+    """The ``--sign-margin`` finals clause for a candidate with finals ``v``, and its
+    lines for the report."""
+    n = better + worse
+    p = float(binomtest(better, n, margin, alternative="greater").pvalue) if n else 1.0
+    ok = p < 0.05
+    lines = (f"\n  sign test: lower in {better} of {n} differing cells; one-sided binomial "
+             f"p = {p:.4f} against a share <= {margin} "
+             f"({'non-inferior' if ok else 'not shown'})")  # fmt: skip
+    if "random" in labels:
+        r = F[:, labels.index("random")]
+        above, below = int((v > r).sum()), int((v < r).sum())
+        lines += f"\n  against random: lower in {below}, higher in {above}"
+        ok = ok and above <= below
+    return ok, lines
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("config")
@@ -77,6 +102,8 @@ def main() -> None:
     p.add_argument("--reference", required=True)
     p.add_argument("--candidates", nargs="+", required=True)
     p.add_argument("--margin", type=float, help="non-inferiority margin on normalized scores")
+    p.add_argument("--sign-margin", type=float,
+                   help="non-inferiority margin on the share of cells the candidate wins")  # fmt: skip
     a = p.parse_args()
     suite = load_config(a.config).name
     f = np.load(a.finals)
@@ -95,7 +122,10 @@ def main() -> None:
         better, worse = int((v < base).sum()), int((v > base).sum())
         pw = float(wilcoxon(v, base, alternative="greater").pvalue) if better + worse else 1.0
         gap = ""
-        if a.margin is None:
+        if a.sign_margin is not None:
+            finals_ok, gap = sign_clause(F, labels, v, better, worse, a.sign_margin)
+            ok = cpu / ref <= 1.0 and finals_ok
+        elif a.margin is None:
             ok = cpu / ref <= 1.0 and worse <= better and pw >= 0.05
         else:
             mean, upper = score_gap(F, labels, cells, label, a.base)
