@@ -41,8 +41,12 @@ def test_the_specification_keywords() -> None:
     with pytest.raises(ValueError, match="for constraints use one of"):
         iso.Optimizer(BOX, "gibo", objective=spec)
     opt = iso.Optimizer(BOX, directions=["minimize", "minimize"])
-    assert opt.choice is not None and "evidence pending" in opt.choice.reason
-    assert opt.method.n_objectives == 2
+    assert opt.choice is not None and opt.choice.rule == "several objectives"
+    assert opt.choice.options == dict(iso.auto.OBJECTIVES_OPTIONS)
+    assert opt.method.n_objectives == 2 and opt.method.mo_acquisition == "parego"
+    con = iso.Optimizer(BOX, objective=spec)
+    assert con.choice is not None and con.choice.rule == "constraints"
+    assert con.choice.options == {} and "evidence pending" in con.choice.reason
 
 
 def test_one_objective_best_is_feasible_and_maximized() -> None:

@@ -9,7 +9,8 @@
 
 For each suite (config, store, seeds) the cells where both contenders finished (only the
 two and random need to be complete), or a summary's committed ``finals.npz`` (``--finals``:
-final values per cell, written by ``field.py summary``); per suite and pooled: cells where the first is lower
+final values per cell, written by ``field.py summary``; for a suite with several outputs
+its paired tests' value, e.g. the log hypervolume difference); per suite and pooled: cells where the first is lower
 and higher, and the paired one-sided Wilcoxon test that the first is lower. ``--rename``
 maps a suite's label to the pair's (e.g. auto, when it ran one of them). ``--by-problem``
 also prints the counts of each problem (a cell is named ``problem/seedN``); with
@@ -57,7 +58,8 @@ def main(argv: list[str] | None = None) -> None:
     pooled: list[np.ndarray] = []
     for path in args.finals:
         with np.load(path) as f:
-            labels, F, cells = [str(x) for x in f["labels"]], f["F"], [str(c) for c in f["cells"]]
+            labels, cells = [str(x) for x in f["labels"]], [str(c) for c in f["cells"]]
+            F = f["F"] if "F" in f.files else f["stat"]  # outputs_summary.py: the tests' value
         col = {rename.get(lab, lab): j for j, lab in enumerate(labels)}
         missing = [x for x in args.pair if x not in col]
         if missing:
