@@ -108,7 +108,7 @@ def test_tuning_spaces_get_gp_ei_with_optunas_gp_priors_and_the_tuning_options()
 
 def test_tuning_batches_get_the_kriging_believer_with_the_tuning_options():
     choice = auto.choose(MIXED, budget=128, batch_size=8)
-    assert choice.options == {**auto.TUNING_OPTIONS, "believer": True}
+    assert choice.options == dict(auto.TUNING_OPTIONS)
     m = make_method("gp-ei", MIXED.dim, space=MIXED, batch_size=8, **choice.options)
     assert m.believer and m.ei == "logei"
 

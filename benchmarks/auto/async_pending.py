@@ -58,6 +58,10 @@ magnitude between problems; it counts a cell once whatever its problem.
 
     python benchmarks/auto/async_pending.py run --out rows_confirm.jsonl --seeds 25-29
     python benchmarks/auto/async_pending.py summary --out rows_confirm.jsonl
+
+Outcome: adopted (all three held; TUNING_OPTIONS includes believer=True since). "auto now"
+is auto as it stood when the rows were made (95cf811, the Monte-Carlo form); run after the
+adoption it repeats the believer.
 """
 
 from __future__ import annotations
