@@ -346,9 +346,11 @@ def resolve(
 
 
 #: gp-ei's options for several objectives: qLogNParEGO (random Chebyshev scalarizations)
-#: in place of its default qLogNEHVI; chosen by rule R1 of the multi-objective suite
-#: (benchmarks/field/multiobjective.yaml), where it was the best-ranked isoline contender.
-OBJECTIVES_OPTIONS: Mapping[str, Any] = {"mo_acquisition": "parego"}
+#: in place of its default qLogNEHVI, chosen by rule R1 of the multi-objective suite
+#: (benchmarks/field/multiobjective.yaml), where it was the best-ranked isoline contender;
+#: and an initial design of 5 points (Ax's default) in place of 2 d, lower in 21 of 35
+#: fresh cells (benchmarks/results/field/mo_init/, measured at d 2-6).
+OBJECTIVES_OPTIONS: Mapping[str, Any] = {"mo_acquisition": "parego", "n_init": 5}
 #: the report the choice for several objectives rests on
 OBJECTIVES_REPORT = "benchmarks/results/field/multiobjective/README.md"
 
@@ -358,9 +360,10 @@ def choose_for_outputs(n_objectives: int, n_constraints: int) -> Choice:
 
     Several objectives: gp-ei with :data:`OBJECTIVES_OPTIONS`. On BoTorch's
     multi-objective problems (2-3 objectives, d 2-6, 60 evaluations one at a time, no
-    constraints) it was the best-ranked isoline contender, level with gp-ei's qLogNEHVI at
-    about a third of its summed CPU, and behind Ax (:data:`OBJECTIVES_REPORT`); larger batches,
-    more objectives and added constraints lie outside that evidence.
+    constraints) ParEGO was the best-ranked isoline contender, level with gp-ei's qLogNEHVI
+    at about a third of its summed CPU, and behind Ax (:data:`OBJECTIVES_REPORT`); the
+    5-point design then ended lower than 2 d on fresh seeds. Larger batches, more
+    objectives, d > 6 and added constraints lie outside that evidence.
     One objective with constraints: gp-ei with its defaults; the constrained suite's runs
     that would test it are pending (issue 41 item 5).
     """
@@ -376,7 +379,8 @@ def choose_for_outputs(n_objectives: int, n_constraints: int) -> Choice:
             "several objectives",
             what,
             "ParEGO was the best-ranked isoline method on BoTorch's multi-objective problems, "
-            "level with EHVI at about a third of its summed CPU; Ax ranked ahead.",
+            "level with EHVI at about a third of its summed CPU, and a 5-point design beat "
+            "2 d on fresh seeds; Ax ranked ahead.",
             OBJECTIVES_REPORT,
         )
     able = capable_methods(n_objectives, n_constraints)
@@ -405,7 +409,7 @@ def stored_choice(
     unknown method or to allocate without bound.
 
     The choice must name the study's method, a registered one; every option must be one
-    of that method's; and every whole-number option (a population, a sample count) must
+    of that method's (or ``n_init``, a design size auto chose); and every whole-number option (a population, a sample count) must
     not exceed the largest of the study's budget, 100 per dimension and ten times the
     method's default for it. The method's own checks of its options run when the
     optimizer is made from them.
@@ -423,7 +427,7 @@ def stored_choice(
         raise refuse(f"it does not name the study's method {method!r}")
     try:
         get_method(method)
-        defaults = option_defaults(method)
+        defaults = {**option_defaults(method), "n_init": None}  # a design size auto chose
     except (TypeError, ValueError) as err:
         raise refuse(str(err)) from None
     if not isinstance(options, dict):

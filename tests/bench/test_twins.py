@@ -4,6 +4,7 @@ an auto study and be counted by the report."""
 
 import numpy as np
 
+from isoline.auto import OBJECTIVES_OPTIONS
 from isoline.bench.config import parse_config
 from isoline.bench.preflight import make_problem
 from isoline.bench.report import collect, copy_lines
@@ -86,11 +87,13 @@ def test_options_that_settle_alike_are_twins() -> None:
     assert settled_options("gp-ei", {"ei": "logei"}, 1, 1) != settled_options("gp-ei", {}, 1, 1)
 
 
-def test_a_multi_objective_auto_run_copies_gp_ei_with_ehvi(tmp_path) -> None:
+def test_a_multi_objective_auto_run_copies_gp_ei_with_auto_s_options(tmp_path) -> None:
+    # auto's options for several objectives include a design size (n_init), which the
+    # harness gives the run as its own argument
     cfg = parse_config({
-        "name": "mo", "budget": 6, "seeds": [1], "problems": ["branin-currin"],
-        "methods": ["auto", {"name": "gp-ei", "label": "ehvi",
-                             "options": {"mo_acquisition": "ehvi"}}],
+        "name": "mo", "budget": 7, "seeds": [1], "problems": ["branin-currin"],
+        "methods": ["auto", {"name": "gp-ei", "label": "parego",
+                             "options": dict(OBJECTIVES_OPTIONS)}],
     })  # fmt: skip
     db = str(tmp_path / "b.db")
     run_bench(cfg, db, workers=1, progress=False)
@@ -101,5 +104,5 @@ def test_a_multi_objective_auto_run_copies_gp_ei_with_ehvi(tmp_path) -> None:
         copied = store.trials(rec)
     problem = make_problem(cfg.runs()[0])
     own = optimize(ProblemObjective(problem), problem.space, direction=problem.objective,
-                   method="auto", budget=6, seed=1)  # fmt: skip
+                   method="auto", budget=7, seed=1)  # fmt: skip
     np.testing.assert_array_equal(own.values, np.array([t.outputs for t in copied]))
