@@ -44,7 +44,6 @@ def test_the_specification_keywords() -> None:
     assert opt.choice is not None and opt.choice.rule == "several objectives"
     assert opt.choice.options == dict(iso.auto.OBJECTIVES_OPTIONS)
     assert opt.method.n_objectives == 2 and opt.method.mo_acquisition == "parego"
-    assert opt.method.n_init == 5
     con = iso.Optimizer(BOX, objective=spec)
     assert con.choice is not None and con.choice.rule == "constraints"
     assert con.choice.options == {} and "evidence pending" in con.choice.reason

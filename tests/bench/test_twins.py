@@ -87,9 +87,7 @@ def test_options_that_settle_alike_are_twins() -> None:
     assert settled_options("gp-ei", {"ei": "logei"}, 1, 1) != settled_options("gp-ei", {}, 1, 1)
 
 
-def test_a_multi_objective_auto_run_copies_gp_ei_with_auto_s_options(tmp_path) -> None:
-    # auto's options for several objectives include a design size (n_init), which the
-    # harness gives the run as its own argument
+def test_a_multi_objective_auto_run_copies_gp_ei_with_its_options(tmp_path) -> None:
     cfg = parse_config({
         "name": "mo", "budget": 7, "seeds": [1], "problems": ["branin-currin"],
         "methods": ["auto", {"name": "gp-ei", "label": "parego",
