@@ -80,14 +80,16 @@ def _contenders(cfg: BenchConfig, pattern: str | None) -> BenchConfig:
 
 
 def run(args: argparse.Namespace) -> None:
-    cfg = _contenders(
-        load_config(args.config).subset(seeds=args.seeds, problems=args.problems), args.methods
-    )
+    full = load_config(args.config).subset(seeds=args.seeds, problems=args.problems)
+    cfg = _contenders(full, args.methods)
+    chosen = {m.label for m in cfg.methods}
+    others = [r for r in full.runs() if r.method.label not in chosen]  # auto may copy them
     with _parts_file(args.storage).open("a") as fh:
         part = {"commit": git_commit(), "started": time.strftime("%Y-%m-%d %H:%M"),
                 "command": shlex.join(["python", *sys.argv])}  # fmt: skip
         fh.write(json.dumps(part) + "\n")
-    out = run_bench(cfg, args.storage, workers=args.workers, progress=not args.quiet)
+    out = run_bench(cfg, args.storage, workers=args.workers, progress=not args.quiet,
+                    others=others)  # fmt: skip
     done = sum(not s.skipped for s in out)
     print(f"{cfg.name}: {len(out)} runs, {done} run now, {len(out) - done} already finished")
     if report_crashes(out):

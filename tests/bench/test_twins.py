@@ -2,6 +2,8 @@
 (isoline.bench.twins): the copy must be the trajectory auto itself would make, resume as
 an auto study and be counted by the report."""
 
+import dataclasses
+
 import numpy as np
 
 from isoline.auto import OBJECTIVES_OPTIONS
@@ -104,3 +106,15 @@ def test_a_multi_objective_auto_run_copies_gp_ei_with_its_options(tmp_path) -> N
     own = optimize(ProblemObjective(problem), problem.space, direction=problem.objective,
                    method="auto", budget=7, seed=1)  # fmt: skip
     np.testing.assert_array_equal(own.values, np.array([t.outputs for t in copied]))
+
+
+def test_an_auto_run_selected_alone_copies_a_contender_left_out_of_the_call(tmp_path) -> None:
+    cfg = parse_config(CFG)
+    db = str(tmp_path / "b.db")
+    plain_only = dataclasses.replace(cfg, methods=[cfg.methods[1]])
+    run_bench(plain_only, db, workers=1, progress=False)
+    auto_only = dataclasses.replace(cfg, methods=[cfg.methods[0]])
+    run_bench(auto_only, db, workers=1, progress=False, others=plain_only.runs())
+    with Store(db) as store:
+        rec = store.get_study(auto_only.runs()[0].study)
+        assert rec is not None and rec.attrs["copied_from"] == plain_only.runs()[0].study

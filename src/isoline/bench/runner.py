@@ -123,6 +123,7 @@ def run_bench(
     workers: int = 2,
     dask_address: str | None = None,
     progress: bool = True,
+    others: Sequence[RunSpec] = (),
 ) -> list[RunSummary]:
     """Run every run of ``cfg`` into ``storage`` and return their summaries.
 
@@ -139,6 +140,8 @@ def run_bench(
         workers: worker processes (ignored with ``dask_address``); 1 runs in this process.
         dask_address: a Dask scheduler address (``tcp://host:8786``); runs are submitted
             to the cluster, whose workers must see ``storage`` (a shared file system).
+        others: runs of the same suite left out of this call (another selection of its
+            contenders), whose finished studies an auto run may be stored as a copy of.
     """
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ValueError(f"workers must be an integer >= 1, got {workers!r}")
@@ -147,7 +150,8 @@ def run_bench(
         raise ConfigError(errors, f"config {cfg.name!r}")
     Store(storage).close()  # validate / create the file before any worker touches it
     runs = _auto_last(cfg.runs())
-    twins = {r.study: twin_candidates(r, runs) for r in runs if r.method.name == AUTO}
+    pool = [*runs, *others]
+    twins = {r.study: twin_candidates(r, pool) for r in runs if r.method.name == AUTO}
     out: list[RunSummary] = []
     bar = _bar(progress, len(runs), cfg.name)
     client = None
