@@ -92,25 +92,6 @@ def test_an_adaptive_constrained_run_resumes_exactly(tmp_path: Path) -> None:
     np.testing.assert_array_equal(resumed.x_iters, whole.x_iters)
 
 
-def test_a_design_size_auto_chose_is_kept_on_resume(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A rule may choose gp-ei's design size (``n_init``, a run argument rather than a
-    method option): a resume must build the same design, and a size the user gives wins."""
-    monkeypatch.setattr(iso.auto, "OBJECTIVES_OPTIONS", {"mo_acquisition": "parego", "n_init": 5})
-    db = str(tmp_path / "s.db")
-    f = lambda x: {"a": float(x[0]), "b": float((1 - x[0]) ** 2 + x[1])}  # noqa: E731
-    kw = dict(seed=1, storage=db, directions=["minimize", "minimize"], objectives=["a", "b"])
-    first = iso.optimize(f, BOX, budget=6, study="s", **kw)
-    assert first.choice is not None and first.choice.options["n_init"] == 5
-    resumed = iso.optimize(f, BOX, budget=8, study="s", **kw)
-    whole = iso.optimize(f, BOX, budget=8, study="w", **kw)
-    np.testing.assert_array_equal(resumed.x_iters, whole.x_iters)
-    own = iso.Optimizer(BOX, directions=["minimize", "minimize"], n_init=3)
-    assert own.method.n_init == 3
-    assert iso.Optimizer(BOX, directions=["minimize"] * 2).method.n_init == 5
-
-
 def test_a_version_2_store_migrates_on_first_write(tmp_path: Path) -> None:
     db = str(tmp_path / "old.db")
     iso.minimize(lambda x: float(x.sum()), BOX, method="random", budget=3, storage=db, study="a")

@@ -407,7 +407,7 @@ def stored_choice(
     unknown method or to allocate without bound.
 
     The choice must name the study's method, a registered one; every option must be one
-    of that method's (or ``n_init``, a design size auto chose); and every whole-number option (a population, a sample count) must
+    of that method's; and every whole-number option (a population, a sample count) must
     not exceed the largest of the study's budget, 100 per dimension and ten times the
     method's default for it. The method's own checks of its options run when the
     optimizer is made from them.
@@ -425,7 +425,7 @@ def stored_choice(
         raise refuse(f"it does not name the study's method {method!r}")
     try:
         get_method(method)
-        defaults = {**option_defaults(method), "n_init": None}  # a design size auto chose
+        defaults = option_defaults(method)
     except (TypeError, ValueError) as err:
         raise refuse(str(err)) from None
     if not isinstance(options, dict):

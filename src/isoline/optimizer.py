@@ -99,12 +99,9 @@ class Optimizer:
             options.setdefault("budget", budget)
         self.choice: Choice | None = choice
         self.method_name = method
-        #: the method's options; an ``n_init`` here is auto's choice of design size
         self.options = dict(options)
-        chosen_n_init = options.pop("n_init", None)
         self.method = make_method(method, space.dim, seed=seed, batch_size=batch_size,
-                                  n_init=chosen_n_init if n_init is None else n_init,
-                                  init=init, space=space.method_space,
+                                  n_init=n_init, init=init, space=space.method_space,
                                   n_objectives=o.n_objectives, n_constraints=o.n_constraints,
                                   **options)  # fmt: skip
         self._asked: dict[bytes | str, np.ndarray] = {}

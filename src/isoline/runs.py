@@ -177,8 +177,6 @@ def optimize(
     stored = _stored_choice(storage, study) if method == AUTO else None
     if stored is not None:  # a resume keeps what auto chose when the study was created
         method, options = stored
-        chosen_n_init = options.pop("n_init", None)
-        n_init = chosen_n_init if n_init is None else n_init
     try:
         opt = Optimizer(space, method, seed, batch_size, n_init=n_init, init=init,
                         direction=objective, budget=budget, **options)  # fmt: skip
@@ -187,9 +185,7 @@ def optimize(
             raise
         raise StoreError(f"study {study!r}: its stored auto choice is refused: {err}") from None
     method = opt.method_name
-    stored_options = dict(opt.options, init=init)
-    if n_init is not None or "n_init" not in stored_options:  # else auto chose the design
-        stored_options["n_init"] = n_init
+    stored_options = dict(opt.options, n_init=n_init, init=init)
     if x0 is not None:
         stored_options["x0"] = space.record(x0)
         if y0 is None:
@@ -301,9 +297,7 @@ def _stored_choice(
             rec = store.get_study(study)
     if rec is None or "auto" not in rec.attrs:
         return None
-    chosen = rec.attrs["auto"].get("options") if isinstance(rec.attrs["auto"], dict) else None
-    # the call's own arguments, unless auto chose them (gp-ei's design size for objectives)
-    common = [k for k in ("n_init", "init", "x0", "y0") if k not in (chosen or {})]
+    common = ("n_init", "init", "x0", "y0")
     options = {k: v for k, v in rec.options.items() if k not in common}
     # and the chosen method's defaults then, where they have changed since
     now = jsonable(option_defaults(rec.method))

@@ -54,7 +54,8 @@ def copy_twin(
     problem (:func:`isoline.methods.registry.settled_options`: gp-ei's
     ``mo_acquisition="auto"`` is ``"ehvi"`` up to three objectives and four points a
     batch). ``options``: auto's own, e.g. ``noisy``. Return the number of evaluations
-    copied, or ``None`` (nothing stored) when no candidate qualifies or auto's study exists already (another worker may have made it)."""
+    copied, or ``None`` (nothing stored) when no candidate qualifies or auto's study
+    exists already (another worker may have made it)."""
     if store.get_study(spec.study) is not None:
         return None
     method, chosen, choice = resolve(AUTO, problem.space, spec.batch_size, options,
