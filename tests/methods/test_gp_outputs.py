@@ -20,6 +20,7 @@ from isoline.methods.gp_outputs import (
     hypervolume_ei,
     impute_outputs,
     mo_acquisition,
+    parego_scalarized,
     reference_point,
 )
 from isoline.methods.registry import make_method
@@ -70,7 +71,15 @@ def test_constrained_gp_ei_beats_random_search(seed: int) -> None:
 
 @pytest.mark.parametrize(
     ("acquisition", "batch"),
-    [("ehvi", 2), ("ehvi-observed", 2), ("parego", 2), ("ehvi-analytic", 1), ("ehvi-analytic", 2)],
+    [
+        ("ehvi", 2),
+        ("ehvi-observed", 2),
+        ("parego", 2),
+        ("ehvi-analytic", 1),
+        ("ehvi-analytic", 2),
+        ("parego-ei", 1),
+        ("parego-ei", 2),
+    ],  # fmt: skip
 )
 def test_two_objective_gp_ei_beats_random_search_hypervolume(acquisition: str, batch: int) -> None:
     for seed in (0, 1):
@@ -86,10 +95,11 @@ def two_bowls_below_diagonal(X: np.ndarray) -> np.ndarray:
     return np.c_[((X - 0.9) ** 2).sum(-1), ((X - [0.9, 0.1]) ** 2).sum(-1), X.sum(-1) - 1.0]
 
 
-@pytest.mark.parametrize("acquisition", ["ehvi-observed", "ehvi-analytic"])
+@pytest.mark.parametrize("acquisition", ["ehvi-observed", "ehvi-analytic", "parego-ei"])
 @pytest.mark.parametrize("seed", [0, 1])
 def test_observed_front_ehvi_keeps_to_the_feasible_region(seed: int, acquisition: str) -> None:
-    """With a constraint, ``"ehvi-analytic"`` takes the constrained ``"ehvi-observed"``."""
+    """With a constraint, ``"ehvi-analytic"`` takes the constrained ``"ehvi-observed"``
+    and ``"parego-ei"`` the constrained ``"parego"``."""
     kw = dict(n_objectives=2, n_constraints=1, mo_acquisition=acquisition, **CHEAP)
     Y = run("gp-ei", two_bowls_below_diagonal, seed, 14, **kw)
     assert np.mean(Y[4:, 2] <= 0) >= 0.7  # random search: half of its points
@@ -127,6 +137,35 @@ def test_reference_point_and_acquisition_choice() -> None:
     assert mo_acquisition("ehvi", 5, 8) == "ehvi"
     assert mo_acquisition("ehvi-observed", 2, 1) == "ehvi-observed"
     assert mo_acquisition("ehvi-analytic", 2, 1) == "ehvi-analytic"
+    assert mo_acquisition("parego-ei", 2, 1) == "parego-ei"
+
+
+def test_parego_scalarization_orders_dominated_points_last() -> None:
+    """Knowles's scalar: objectives scaled to [0, 1] over the data, so the ideal corner
+    scores 0, the nadir corner the largest weight + 0.05 (the augmented sum of weights
+    summing to 1), and a dominated point more than the point dominating it."""
+    Y = np.array([[0.0, 10.0], [1.0, 0.0], [0.5, 5.0], [0.7, 6.0], [1.0, 10.0], [0.0, 0.0]])
+    for seed in range(5):
+        torch.manual_seed(seed)
+        s = parego_scalarized(Y, 2)
+        assert s.shape == (6,)
+        assert s[5] == pytest.approx(0.0) and s[4] == s.max()
+        assert 0.55 <= s[4] <= 1.05
+        assert s[2] < s[3]
+
+
+def test_parego_ei_fits_one_gp_of_the_scalar() -> None:
+    """One point with none pending: one GP of the scalarization, not a GP per objective;
+    the same seed gives the same trajectory and another seed another one."""
+    runs = [run("gp-ei", branin_currin, s, 8, n_objectives=2, mo_acquisition="parego-ei",
+                **CHEAP) for s in (5, 5, 6)]  # fmt: skip
+    np.testing.assert_array_equal(runs[0], runs[1])
+    assert not np.array_equal(runs[0], runs[2])
+    m = make_method("gp-ei", 2, seed=0, n_init=4, n_objectives=2, mo_acquisition="parego-ei")
+    for _ in range(5):
+        X = m.ask()
+        m.tell(X, branin_currin(X))
+    assert m._gp_state is not None and m._outputs_state is None
 
 
 @pytest.mark.filterwarnings("ignore:.*qExpectedHypervolumeImprovement")

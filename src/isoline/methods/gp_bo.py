@@ -43,6 +43,7 @@ from isoline.methods.gp_outputs import (
     impute_outputs,
     mo_acquisition,
     parego_log_nei,
+    parego_scalarized,
     settled_mo_acquisition,
 )
 from isoline.methods.registry import register
@@ -166,14 +167,15 @@ class _GPMethod(Method):
         self._outputs_state: dict[str, np.ndarray] | None = None
         self._fitted_at = 0
 
-    def _fit(self) -> tuple[GP, np.ndarray]:
-        """GP of ``y`` on all data (failures imputed); returns it and ``y``.
+    def _fit(self, y: np.ndarray | None = None) -> tuple[GP, np.ndarray]:
+        """GP of ``y`` (default: the objective, failures imputed) on all evaluated points;
+        returns it and ``y``.
 
         Hyperparameters are fitted when :attr:`refit_growth` says so and never when no
         observation arrived since the last fit (only the pending points changed, e.g. a
         second ``ask`` before a ``tell``); kept ones that make the new data's covariance
         numerically singular are fitted again."""
-        X, y = self.data()
+        X, y = self.data() if y is None else (self.X, y)
         due = self._refit_due(len(y))
         gp, self._gp_state, fitted = self._fit_with(self._fit_gp, X, y, due, self._gp_state)
         if fitted:
@@ -314,7 +316,8 @@ class GPEI(_GPMethod):
     Options:
         mo_acquisition: with several objectives, ``"ehvi"`` (qLogNEHVI, batches chosen
             one point at a time), ``"parego"`` (qLogNParEGO, new random weights for each
-            batch point), ``"ehvi-observed"`` (qLogEHVI over the observed front, cheaper,
+            batch point), ``"parego-ei"`` (Knowles's ParEGO: one GP of the scalarization
+            and the analytic log EI; else as ``"parego"``), ``"ehvi-observed"`` (qLogEHVI over the observed front, cheaper,
             for noise-free objectives), ``"ehvi-analytic"`` (for one point with none
             pending and no constraints the analytic EHVI over the observed front, no
             Monte-Carlo samples; otherwise as ``"ehvi-observed"``) or ``"auto"``
@@ -418,16 +421,21 @@ class GPEI(_GPMethod):
     def _propose_outputs(self, q: int, pending: np.ndarray, analytic: bool) -> np.ndarray:
         """Constraints or several objectives (:mod:`isoline.methods.gp_outputs`)."""
         k, X = self.n_objectives, self.X
+        alone = q == 1 and not len(pending) and self.Y.shape[1] == k
         with self.torch_rng():
+            if k > 1 and alone and mo_acquisition(self.mo_acquisition, k, q) == "parego-ei":
+                gp, y = self._fit(parego_scalarized(impute_outputs(self.Y, k), k))
+                ei = RelativeFloorLogEI(gp.model, best_f=float(y.min()), maximize=False)
+                return self._maximize(ei, q)
             gps, Y = self._fit_outputs()
             if k == 1 and analytic:
                 return self._maximize(constrained_log_ei(gps, self.y[self.feasible()]), q)
             if k == 1:
                 return self._maximize(constrained_log_nei(gps, X, pending, self._sampler()), q)
             form = mo_acquisition(self.mo_acquisition, k, q)
-            if form == "ehvi-analytic" and q == 1 and not len(pending) and gps.num_outputs == k:
+            if form == "ehvi-analytic" and alone:
                 return self._maximize(hypervolume_ei(gps, Y, k), q)
-            if form != "parego":
+            if form not in ("parego", "parego-ei"):
                 acqf = (
                     hypervolume_log_nei(gps, X, Y, k, pending, self._sampler())
                     if form == "ehvi"

@@ -36,6 +36,15 @@ acquisitions:
   log EI of a random augmented Chebyshev scalarization, one weight vector per batch
   point (Knowles, "ParEGO: a hybrid algorithm with on-line landscape approximation for
   expensive multiobjective optimization problems", IEEE TEVC 2006).
+* several objectives, no constraints, one point asked with none pending,
+  ``mo_acquisition="parego-ei"``: ParEGO as Knowles published it. The objectives are
+  scaled to ``[0, 1]`` over the observed values and scalarized by the augmented
+  Chebyshev function under new random weights (BoTorch's
+  ``get_chebyshev_scalarization``); one GP of that scalar, fitted as gp-ei fits one
+  objective, and the analytic log EI below its best value pick the point. One GP and no
+  Monte-Carlo samples per step where ``qLogNParEGO`` fits a GP per objective and
+  integrates the scalarization over joint samples. Batches, pending points and
+  constraints take ``"parego"``.
 * several objectives, ``mo_acquisition="ehvi-observed"``: ``qLogExpectedHypervolumeImprovement``
   over the box decomposition of the front of the observed (feasible) values (Daulton et
   al. 2020, log form of Ament et al. 2023), as Optuna's GPSampler does. It samples the
@@ -91,6 +100,8 @@ from botorch.utils.multi_objective.box_decompositions.non_dominated import (
 )
 from botorch.utils.multi_objective.hypervolume import infer_reference_point
 from botorch.utils.multi_objective.pareto import is_non_dominated
+from botorch.utils.multi_objective.scalarization import get_chebyshev_scalarization
+from botorch.utils.sampling import sample_simplex
 from gpytorch.distributions import MultitaskMultivariateNormal
 
 from isoline.acquisition import outside_range_unit
@@ -110,12 +121,13 @@ __all__ = [
     "mo_acquisition",
     "settled_mo_acquisition",
     "parego_log_nei",
+    "parego_scalarized",
     "reference_point",
 ]
 
 DTYPE = torch.float64
 #: values of gp-ei's ``mo_acquisition`` option
-MO_ACQUISITIONS = ("auto", "ehvi", "ehvi-observed", "ehvi-analytic", "parego")
+MO_ACQUISITIONS = ("auto", "ehvi", "ehvi-observed", "ehvi-analytic", "parego", "parego-ei")
 #: most objectives for which ``mo_acquisition="auto"`` takes qLogNEHVI
 EHVI_MAX_OBJECTIVES = 3
 #: largest batch for which ``mo_acquisition="auto"`` takes qLogNEHVI
@@ -392,10 +404,21 @@ def parego_log_nei(
     return qLogNParEGO(gps.model, **_multi_objective_args(gps, X, n_objectives, pending, sampler))
 
 
+def parego_scalarized(Y: np.ndarray, n_objectives: int) -> np.ndarray:
+    """ParEGO's scalar ``(n,)``, minimized, of the ``n_objectives`` objective columns of
+    the imputed values ``Y (n, m)``: their augmented Chebyshev scalarization (weight of
+    the sum 0.05) after scaling each to ``[0, 1]`` over its observed values, under
+    weights drawn uniformly from the simplex (torch's generator: call inside
+    :meth:`Method.torch_rng`). Knowles, IEEE TEVC 2006."""
+    k = n_objectives
+    weights = sample_simplex(k, dtype=DTYPE).reshape(k)
+    maximized = -torch.as_tensor(Y[:, :k], dtype=DTYPE)
+    return -get_chebyshev_scalarization(weights, maximized)(maximized, None).numpy()
+
+
 def mo_acquisition(choice: str, n_objectives: int, q: int) -> str:
-    """``"ehvi"``, ``"ehvi-observed"``, ``"ehvi-analytic"`` or ``"parego"`` for gp-ei's
-    ``mo_acquisition`` option ``choice``:
-    ``"auto"`` takes ParEGO beyond :data:`EHVI_MAX_OBJECTIVES` objectives or a batch
+    """The form of gp-ei's ``mo_acquisition`` option ``choice`` (one of
+    :data:`MO_ACQUISITIONS` but ``"auto"``): ``"auto"`` takes ParEGO beyond :data:`EHVI_MAX_OBJECTIVES` objectives or a batch
     larger than :data:`EHVI_MAX_BATCH`, where hypervolume improvement gets costly."""
     if choice != "auto":
         return choice
