@@ -43,7 +43,12 @@ def test_the_specification_keywords() -> None:
     opt = iso.Optimizer(BOX, directions=["minimize", "minimize"])
     assert opt.choice is not None and opt.choice.rule == "several objectives"
     assert opt.choice.options == dict(iso.auto.OBJECTIVES_OPTIONS)
-    assert opt.method.n_objectives == 2 and opt.method.mo_acquisition == "parego"
+    assert opt.method.n_objectives == 2 and opt.method.mo_acquisition == "parego-ei"
+    assert opt.method.num_restarts == iso.auto.TUNING_OPTIONS["num_restarts"]
+    for kw in ({"batch_size": 4}, {"constraints": ["c"], "objectives": ["a", "b"]}):
+        other = iso.Optimizer(BOX, directions=["minimize", "minimize"], **kw)
+        assert other.choice is not None and other.method.mo_acquisition == "parego"
+        assert other.choice.options == dict(iso.auto.OBJECTIVES_BATCH_OPTIONS)
     con = iso.Optimizer(BOX, objective=spec)
     assert con.choice is not None and con.choice.rule == "constraints"
     assert con.choice.options == {} and con.choice.method == "gp-ei"
