@@ -133,17 +133,17 @@ def test_spaces_of_integers_and_linear_reals_get_the_integer_options():
 
 
 def test_rules_are_registered_methods_with_a_reason_and_the_last_always_applies():
-    names = [r.name for r in auto.RULES]
+    names = [r.name for r in (*auto.OUTPUT_RULES, *auto.RULES)]
     assert len(names) == len(set(names))
     root = Path(__file__).resolve().parents[1]
-    for r in auto.RULES:
+    for r in (*auto.OUTPUT_RULES, *auto.RULES):
         get_method(r.method)  # raises for an unknown name
         assert r.when
         # one short sentence of reason; the numbers live in the report it links
         assert r.reason.endswith(".") and len(r.reason) <= 160 and r.reason.count(". ") == 0
         assert r.report.startswith("benchmarks/results/") and (root / r.report).exists()
-    last = auto.RULES[-1]
-    assert last.applies(auto.Situation(3, None, 1, False, False))
+    for rules in (auto.RULES, auto.OUTPUT_RULES):
+        assert rules[-1].applies(auto.Situation(3, None, 1, False, False, n_constraints=1))
     assert [row[0] for row in auto.explain()] == names
 
 

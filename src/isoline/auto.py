@@ -26,7 +26,8 @@ from isoline.validation import check_bool, check_int
 __all__ = [
     "AUTO", "INTEGER_OPTIONS", "OBJECTIVES_BATCH_OPTIONS", "OBJECTIVES_OPTIONS",
     "OBJECTIVES_REPORT", "TUNING_OPTIONS",
-    "Situation", "Rule", "Choice", "RULES", "situation", "choose", "resolve", "typed_options",
+    "Situation", "Rule", "Choice", "OUTPUT_RULES", "RULES", "situation", "choose", "resolve",
+    "typed_options",
 ]  # fmt: skip
 
 #: the method name that asks for the automatic choice
@@ -83,6 +84,8 @@ class Situation:
         rescaled: whether the space has a real parameter on a log or logit scale (how
             hyperparameters spanning orders of magnitude are declared).
         categorical: whether the space has a categorical parameter.
+        n_objectives: number of objectives.
+        n_constraints: number of black-box constraints (``<= 0`` feasible).
     """
 
     dim: int
@@ -92,6 +95,8 @@ class Situation:
     discrete: bool
     rescaled: bool = False
     categorical: bool = False
+    n_objectives: int = 1
+    n_constraints: int = 0
 
 
 @dataclass(frozen=True)
@@ -269,7 +274,12 @@ RULES: tuple[Rule, ...] = (
 
 
 def situation(
-    space: SearchSpace, budget: int | None = None, batch_size: int = 1, noisy: bool = False
+    space: SearchSpace,
+    budget: int | None = None,
+    batch_size: int = 1,
+    noisy: bool = False,
+    n_objectives: int = 1,
+    n_constraints: int = 0,
 ) -> Situation:
     """The :class:`Situation` of a problem, with its arguments checked."""
     if not isinstance(space, SearchSpace):
@@ -279,8 +289,9 @@ def situation(
     batch_size = check_int(batch_size, "batch_size", 1)
     noisy = check_bool(noisy, "noisy")
     return Situation(
-        space.dim, budget, batch_size, noisy, space.discrete, space.rescaled, space.categorical
-    )
+        space.dim, budget, batch_size, noisy, space.discrete, space.rescaled, space.categorical,
+        check_int(n_objectives, "n_objectives", 1), check_int(n_constraints, "n_constraints", 0),
+    )  # fmt: skip
 
 
 def choose(
@@ -332,10 +343,12 @@ def resolve(
             f"method='auto' takes only the options {list(AUTO_OPTIONS)} (and budget), got "
             f"{other}; name a method to set its own options"
         )
+    noisy = options.get("noisy", False)
     if n_objectives > 1 or n_constraints:
-        choice = choose_for_outputs(n_objectives, n_constraints, space.dim, batch_size)
+        s = situation(space, budget, batch_size, noisy, n_objectives, n_constraints)
+        choice = choose_for_outputs(s)
     else:
-        choice = choose(space, budget, batch_size, options.get("noisy", False))
+        choice = choose(space, budget, batch_size, noisy)
     if (
         space.input_constraints is not None
         and not get_method(choice.method).supports_input_constraints
@@ -374,79 +387,71 @@ CONSTRAINTS_REPORT = "benchmarks/results/field/constrained/README.md"
 CONSTRAINTS_HIGH_DIM_REPORT = "benchmarks/results/field/constrained/high_dim/README.md"
 
 
-def choose_for_outputs(
-    n_objectives: int, n_constraints: int, dim: int, batch_size: int = 1
-) -> Choice:
-    """The choice for several objectives or constraints on a ``dim``-dimensional space,
-    ``batch_size`` points at a time.
+#: the rules for several objectives or black-box constraints, tried in order before
+#: :data:`RULES` (which are for one objective without constraints); each rests on a
+#: rule fixed in its suite's config before the runs
+OUTPUT_RULES: tuple[Rule, ...] = (
+    Rule(
+        "several objectives",
+        "two or more objectives without constraints, one point at a time",
+        lambda s: s.n_objectives > 1 and not s.n_constraints and s.batch_size == 1,
+        "gp-ei",
+        "Knowles's ParEGO ended ahead of qLogNParEGO on BoTorch's multi-objective problems "
+        "at a tenth of its CPU; Ax ranked ahead of both.",
+        OBJECTIVES_REPORT,
+        lambda s: dict(OBJECTIVES_OPTIONS),
+    ),
+    Rule(
+        "several objectives, batches or constraints",
+        "two or more objectives in batches or with constraints",
+        lambda s: s.n_objectives > 1,
+        "gp-ei",
+        "qLogNParEGO was the best-ranked isoline method on BoTorch's multi-objective "
+        "problems, level with EHVI at a third of its CPU; Ax ranked ahead.",
+        OBJECTIVES_BATCH_REPORT,
+        lambda s: dict(OBJECTIVES_BATCH_OPTIONS),
+    ),
+    Rule(
+        "constraints, high dimension",
+        f"one objective with black-box constraints, d >= {CONSTRAINED_HIGH_DIM}",
+        lambda s: s.dim >= CONSTRAINED_HIGH_DIM,
+        "turbo",
+        "TuRBO as SCBO ranked ahead of gp-ei on the constrained suite's 10-dimensional problems.",
+        CONSTRAINTS_HIGH_DIM_REPORT,
+    ),
+    Rule(
+        "constraints",
+        f"one objective with black-box constraints, d < {CONSTRAINED_HIGH_DIM}",
+        lambda s: True,
+        "gp-ei",
+        "gp-ei ranked first of eleven contenders on BoTorch's constrained problems, not "
+        "ahead of TuRBO and Ax by a test.",
+        CONSTRAINTS_REPORT,
+    ),
+)
 
-    Several objectives: gp-ei with :data:`OBJECTIVES_OPTIONS` one point at a time without
-    constraints, else with :data:`OBJECTIVES_BATCH_OPTIONS`. On BoTorch's multi-objective
-    problems (2-3 objectives, d 2-6, 60 evaluations one at a time, no constraints) ParEGO
-    was the best-ranked isoline contender, behind Ax (:data:`OBJECTIVES_BATCH_REPORT`), and
-    Knowles's form of it ended lower than BoTorch's qLogNParEGO at a tenth of its CPU
-    (:data:`OBJECTIVES_REPORT`). Batches, more objectives, d > 6 and added constraints lie
-    outside that evidence.
-    One objective with constraints (:data:`CONSTRAINTS_REPORT`, rules C1-C2 of
-    ``benchmarks/field/constrained.yaml``): gp-ei with its defaults below
-    :data:`CONSTRAINED_HIGH_DIM` dimensions, where it ranked first of eleven contenders on
-    BoTorch's constrained problems (d 3-7, 60 evaluations); turbo (SCBO) from there, which
-    ranked ahead of gp-ei on Keane's bump and SCBO's Ackley at d 10.
-    """
+
+def choose_for_outputs(s: Situation) -> Choice:
+    """The choice for several objectives or constraints: the first rule of
+    :data:`OUTPUT_RULES` that applies to ``s`` and whose method handles them (each rule
+    says what its evidence covers in ``benchmarks/results/auto/RULES.md``)."""
     from isoline.methods.registry import capable_methods
 
-    what = f"{n_objectives} objectives" if n_objectives > 1 else "one objective"
-    if n_constraints:
-        what += f" and {n_constraints} constraints"
-    able = capable_methods(n_objectives, n_constraints)
-    if n_objectives > 1 and "gp-ei" in able and batch_size == 1 and not n_constraints:
-        return Choice(
-            "gp-ei",
-            dict(OBJECTIVES_OPTIONS),
-            "several objectives",
-            f"{what}, one point at a time",
-            "Knowles's ParEGO ended ahead of qLogNParEGO on BoTorch's multi-objective problems "
-            "at 0.29x Optuna GPSampler's CPU; Ax ranked ahead of both.",
-            OBJECTIVES_REPORT,
-        )
-    if n_objectives > 1 and "gp-ei" in able:
-        return Choice(
-            "gp-ei",
-            dict(OBJECTIVES_BATCH_OPTIONS),
-            "several objectives, batches or constraints",
-            what if batch_size == 1 else f"{what}, batches of {batch_size}",
-            "qLogNParEGO was the best-ranked isoline method on BoTorch's multi-objective "
-            "problems, level with EHVI at about a third of its summed CPU; Ax ranked ahead.",
-            OBJECTIVES_BATCH_REPORT,
-        )
-    if n_objectives == 1 and dim >= CONSTRAINED_HIGH_DIM and "turbo" in able:
-        return Choice(
-            "turbo",
-            {},
-            "constraints, high dimension",
-            f"{what}, d >= {CONSTRAINED_HIGH_DIM}",
-            "TuRBO as SCBO ranked ahead of gp-ei on the constrained suite's 10-dimensional "
-            "problems (mean ranks 3.00 and 4.30 of eleven contenders, 10 cells).",
-            CONSTRAINTS_HIGH_DIM_REPORT,
-        )
-    method = "gp-ei" if "gp-ei" in able else able[0]
-    if n_objectives == 1 and method == "gp-ei":
-        return Choice(
-            "gp-ei",
-            {},
-            "constraints",
-            f"{what}, d < {CONSTRAINED_HIGH_DIM}",
-            "gp-ei ranked first of eleven contenders on BoTorch's constrained problems "
-            "(mean rank 3.37; TuRBO and Ax 3.49, Optuna GP 4.10; 35 cells).",
-            CONSTRAINTS_REPORT,
-        )
-    return Choice(method, {}, "outputs", what, f"{method} handles {what}; no benchmark of it", "")
+    able = capable_methods(s.n_objectives, s.n_constraints)
+    for rule in OUTPUT_RULES:
+        if rule.applies(s) and rule.method in able:
+            return Choice(
+                rule.method, rule.options(s), rule.name, rule.when, rule.reason, rule.report
+            )
+    what = f"{s.n_objectives} objectives and {s.n_constraints} constraints"
+    return Choice(able[0], {}, "outputs", what, f"{able[0]} handles {what}.", "")
 
 
 def explain() -> list[tuple[str, str, str, str, str]]:
-    """``(rule, when, method, reason, report)`` of every rule, in the order they are tried;
-    ``report`` is the path of the rule's benchmark report, relative to the repository."""
-    return [(r.name, r.when, r.method, r.reason, r.report) for r in RULES]
+    """``(rule, when, method, reason, report)`` of every rule, in the order they are tried
+    (:data:`OUTPUT_RULES`, then :data:`RULES`); ``report`` is the path of the rule's
+    benchmark report, relative to the repository."""
+    return [(r.name, r.when, r.method, r.reason, r.report) for r in (*OUTPUT_RULES, *RULES)]
 
 
 def stored_choice(

@@ -11,8 +11,13 @@ from __future__ import annotations
 import inspect
 import re
 import textwrap
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from isoline.methods.registry import get_method, methods, option_defaults, resolve_name
+
+if TYPE_CHECKING:
+    from isoline.auto import Rule
 
 __all__ = ["method_page", "methods_table", "option_docs"]
 
@@ -116,6 +121,15 @@ def method_page(name: str) -> str:
     return "\n".join(lines)
 
 
+def _rule_lines(rules: Sequence[Rule]) -> list[str]:
+    lines: list[str] = []
+    for i, rule in enumerate(rules, 1):
+        lines += ["", f"{i}. {rule.name} -> {rule.method}"]
+        for label, text in (("when", rule.when), ("why", rule.reason), ("report", rule.report)):
+            lines += _wrap(f"{label}: {text}", 3, hang=2)
+    return lines
+
+
 def _auto_page() -> str:
     from isoline import auto
 
@@ -124,8 +138,8 @@ def _auto_page() -> str:
         "and noise (option noisy=); each rule's report is under benchmarks/results/.",
         0,
     )
-    for i, rule in enumerate(auto.RULES, 1):
-        lines += ["", f"{i}. {rule.name} -> {rule.method}"]
-        for label, text in (("when", rule.when), ("why", rule.reason), ("report", rule.report)):
-            lines += _wrap(f"{label}: {text}", 3, hang=2)
+    lines += _rule_lines(auto.RULES)
+    lines += ["", *_wrap("With several objectives or black-box constraints it takes the first of "
+                         "these instead:", 0)]  # fmt: skip
+    lines += _rule_lines(auto.OUTPUT_RULES)
     return "\n".join(lines)
