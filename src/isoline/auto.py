@@ -113,6 +113,10 @@ class Rule:
     report: str
     options: Callable[[Situation], dict[str, Any]] = field(default=lambda s: {})
 
+    def choice(self, s: Situation) -> Choice:
+        """What this rule picks for ``s``."""
+        return Choice(self.method, self.options(s), self.name, self.when, self.reason, self.report)
+
 
 @dataclass(frozen=True)
 class Choice:
@@ -308,9 +312,7 @@ def choose(
     s = situation(space, budget, batch_size, noisy)
     for rule in RULES:
         if rule.applies(s):
-            return Choice(
-                rule.method, rule.options(s), rule.name, rule.when, rule.reason, rule.report
-            )
+            return rule.choice(s)
     raise ValueError(f"no rule of method='auto' applies to {s}")  # pragma: no cover
 
 
@@ -387,7 +389,7 @@ CONSTRAINTS_REPORT = "benchmarks/results/field/constrained/README.md"
 CONSTRAINTS_HIGH_DIM_REPORT = "benchmarks/results/field/constrained/high_dim/README.md"
 
 
-#: the rules for several objectives or black-box constraints, tried in order before
+#: the rules for several objectives or black-box constraints, tried in order in place of
 #: :data:`RULES` (which are for one objective without constraints); each rests on a
 #: rule fixed in its suite's config before the runs
 OUTPUT_RULES: tuple[Rule, ...] = (
@@ -440,9 +442,7 @@ def choose_for_outputs(s: Situation) -> Choice:
     able = capable_methods(s.n_objectives, s.n_constraints)
     for rule in OUTPUT_RULES:
         if rule.applies(s) and rule.method in able:
-            return Choice(
-                rule.method, rule.options(s), rule.name, rule.when, rule.reason, rule.report
-            )
+            return rule.choice(s)
     what = f"{s.n_objectives} objectives and {s.n_constraints} constraints"
     return Choice(able[0], {}, "outputs", what, f"{able[0]} handles {what}.", "")
 
