@@ -316,9 +316,10 @@ class GPEI(_GPMethod):
     Options:
         mo_acquisition: with several objectives, ``"ehvi"`` (qLogNEHVI, batches chosen
             one point at a time), ``"parego"`` (qLogNParEGO, new random weights for each
-            batch point), ``"parego-ei"`` (Knowles's ParEGO: one GP of the scalarization
-            and the analytic log EI; else as ``"parego"``), ``"ehvi-observed"`` (qLogEHVI over the observed front, cheaper,
-            for noise-free objectives), ``"ehvi-analytic"`` (for one point with none
+            batch point), ``"parego-ei"`` (Knowles's ParEGO: one GP of the
+            scalarization and the analytic log EI for one point with none pending and no
+            constraints; otherwise as ``"parego"``), ``"ehvi-observed"`` (qLogEHVI over
+            the observed front, cheaper, for noise-free objectives), ``"ehvi-analytic"`` (for one point with none
             pending and no constraints the analytic EHVI over the observed front, no
             Monte-Carlo samples; otherwise as ``"ehvi-observed"``) or ``"auto"``
             (:func:`isoline.methods.gp_outputs.mo_acquisition`: ParEGO beyond three
@@ -422,8 +423,9 @@ class GPEI(_GPMethod):
         """Constraints or several objectives (:mod:`isoline.methods.gp_outputs`)."""
         k, X = self.n_objectives, self.X
         alone = q == 1 and not len(pending) and self.Y.shape[1] == k
+        form = mo_acquisition(self.mo_acquisition, k, q)
         with self.torch_rng():
-            if k > 1 and alone and mo_acquisition(self.mo_acquisition, k, q) == "parego-ei":
+            if k > 1 and alone and form == "parego-ei":
                 gp, y = self._fit(parego_scalarized(impute_outputs(self.Y, k), k))
                 ei = RelativeFloorLogEI(gp.model, best_f=float(y.min()), maximize=False)
                 return self._maximize(ei, q)
@@ -432,7 +434,6 @@ class GPEI(_GPMethod):
                 return self._maximize(constrained_log_ei(gps, self.y[self.feasible()]), q)
             if k == 1:
                 return self._maximize(constrained_log_nei(gps, X, pending, self._sampler()), q)
-            form = mo_acquisition(self.mo_acquisition, k, q)
             if form == "ehvi-analytic" and alone:
                 return self._maximize(hypervolume_ei(gps, Y, k), q)
             if form not in ("parego", "parego-ei"):

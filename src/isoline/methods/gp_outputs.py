@@ -418,8 +418,9 @@ def parego_scalarized(Y: np.ndarray, n_objectives: int) -> np.ndarray:
 
 def mo_acquisition(choice: str, n_objectives: int, q: int) -> str:
     """The form of gp-ei's ``mo_acquisition`` option ``choice`` (one of
-    :data:`MO_ACQUISITIONS` but ``"auto"``): ``"auto"`` takes ParEGO beyond :data:`EHVI_MAX_OBJECTIVES` objectives or a batch
-    larger than :data:`EHVI_MAX_BATCH`, where hypervolume improvement gets costly."""
+    :data:`MO_ACQUISITIONS` but ``"auto"``): ``"auto"`` takes ParEGO beyond
+    :data:`EHVI_MAX_OBJECTIVES` objectives or a batch larger than :data:`EHVI_MAX_BATCH`,
+    where hypervolume improvement gets costly."""
     if choice != "auto":
         return choice
     return "parego" if n_objectives > EHVI_MAX_OBJECTIVES or q > EHVI_MAX_BATCH else "ehvi"
