@@ -39,12 +39,17 @@ from botorch.acquisition import (
     UpperConfidenceBound,
 )
 from botorch.acquisition.objective import ScalarizedPosteriorTransform
-from botorch.exceptions.warnings import BadInitialCandidatesWarning, OptimizationWarning
+from botorch.exceptions.warnings import (
+    BadInitialCandidatesWarning,
+    BotorchWarning,
+    OptimizationWarning,
+)
 from botorch.generation.gen import gen_candidates_scipy
 from botorch.models.model import Model
 from botorch.optim import optimize_acqf
 from botorch.optim.initializers import gen_batch_initial_conditions
 from botorch.posteriors.gpytorch import GPyTorchPosterior
+from gpytorch.utils.warnings import NumericalWarning
 from torch.quasirandom import SobolEngine
 
 from isoline.encoding import DiscreteLayout
@@ -57,6 +62,7 @@ __all__ = [
     "RelativeFloorUCB",
     "check_ucb_beta",
     "gaussian_posterior",
+    "handled_numerics",
     "maximize",
     "negated",
     "outside_range_unit",
@@ -84,6 +90,31 @@ def unit_bounds(d: int) -> torch.Tensor:
     return torch.stack([torch.zeros(d, dtype=DTYPE), torch.ones(d, dtype=DTYPE)])
 
 
+@contextlib.contextmanager
+def handled_numerics() -> Iterator[None]:
+    """Silence the warnings of numerical fallbacks that GPyTorch and BoTorch handle
+    themselves: the jitter added to a covariance that is not positive definite, and
+    the plain posterior sampling used when a cached Cholesky update fails (as when a
+    noisy acquisition conditions on nearly repeated points)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NumericalWarning)
+        warnings.filterwarnings("ignore", message="Low-rank cholesky updates failed",
+                                category=BotorchWarning)  # fmt: skip
+        yield
+
+
+@contextlib.contextmanager
+def _quiet_search() -> Iterator[None]:
+    """:func:`handled_numerics`, and BoTorch's warnings about restarts that stop early or
+    start badly (the search checks its answer's value for finiteness)."""
+    with handled_numerics(), warnings.catch_warnings():
+        warnings.simplefilter("ignore", OptimizationWarning)
+        warnings.simplefilter("ignore", BadInitialCandidatesWarning)
+        warnings.filterwarnings("ignore", message="Optimization failed", category=RuntimeWarning)
+        yield
+
+
+@_quiet_search()
 def maximize(
     acqf: AcquisitionFunction,
     d: int,
@@ -176,27 +207,26 @@ def maximize(
                                            fixed_features=ff, inequality_constraints=ineq,
                                            options=_CHAIN)  # fmt: skip
     try:
-        with _quiet_search():
-            if layout is not None:
-                X = maximize_mixed(
-                    scaled, B, q, layout, num_restarts=num_restarts,
-                    raw_samples=raw_samples, fixed_features=ff,
-                )  # fmt: skip
-            elif held:
-                X = _search_held(scaled, B, q, held, num_restarts, raw_samples, ff, ics, opts, ineq)
-            else:
-                X, _ = optimize_acqf(
-                    scaled,
-                    bounds=B,
-                    q=q,
-                    num_restarts=num_restarts if ics is None else ics.shape[0],
-                    raw_samples=None if ics is not None else raw_samples,
-                    options=opts,
-                    fixed_features=ff,
-                    sequential=sequential and q > 1,
-                    batch_initial_conditions=ics,
-                    inequality_constraints=ineq,
-                )
+        if layout is not None:
+            X = maximize_mixed(
+                scaled, B, q, layout, num_restarts=num_restarts,
+                raw_samples=raw_samples, fixed_features=ff,
+            )  # fmt: skip
+        elif held:
+            X = _search_held(scaled, B, q, held, num_restarts, raw_samples, ff, ics, opts, ineq)
+        else:
+            X, _ = optimize_acqf(
+                scaled,
+                bounds=B,
+                q=q,
+                num_restarts=num_restarts if ics is None else ics.shape[0],
+                raw_samples=None if ics is not None else raw_samples,
+                options=opts,
+                fixed_features=ff,
+                sequential=sequential and q > 1,
+                batch_initial_conditions=ics,
+                inequality_constraints=ineq,
+            )
         X = _distinct(acqf, X.detach().reshape(q, d), B, raw_samples, ff, _avoided(avoid, d))
         value = _value(acqf, X)
         if torch.isfinite(X).all() and math.isfinite(value):
@@ -204,16 +234,6 @@ def maximize(
     except RuntimeError:  # numerical failures (NotPSDError, NanError, gradient errors)
         pass
     return _best_raw(acqf, B, q, raw_samples, ff)
-
-
-@contextlib.contextmanager
-def _quiet_search() -> Iterator[None]:
-    """Silence BoTorch's warnings about restarts that stop early or start badly."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", OptimizationWarning)
-        warnings.simplefilter("ignore", BadInitialCandidatesWarning)
-        warnings.filterwarnings("ignore", message="Optimization failed", category=RuntimeWarning)
-        yield
 
 
 def _with_starts(

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
 import torch
 from botorch.acquisition import AcquisitionFunction, PosteriorMean
+from botorch.exceptions.warnings import BotorchWarning
+from gpytorch.utils.warnings import NumericalWarning
 
 from isoline.acquisition import maximize, srinivas_beta
 from isoline.methods.gp_ts import _dedupe
@@ -218,6 +221,36 @@ def test_maximize_falls_back_to_best_raw_sample() -> None:
     assert value == pytest.approx(-((x - 0.6) ** 2).sum())
 
 
+class _WarnsLikeAFallback(AcquisitionFunction):
+    """-(x - 0.6)^2 summed, warning at each call as GPyTorch's jitter and BoTorch's
+    cached-Cholesky fallback do, and once with an unrelated warning."""
+
+    warnings = (
+        ("A not p.d., added jitter of 1.0e-08 to the diagonal", NumericalWarning),
+        ("Low-rank cholesky updates failed due NaNs", BotorchWarning),
+        ("something the user should see", UserWarning),
+    )
+
+    def __init__(self) -> None:
+        super().__init__(model=None)  # type: ignore[arg-type]
+
+    def forward(self, X: torch.Tensor) -> torch.Tensor:
+        for message, category in self.warnings:
+            warnings.warn(message, category, stacklevel=2)
+        return -((X - 0.6) ** 2).sum(dim=(-1, -2))
+
+
+def test_maximize_silences_only_the_fallbacks_it_handles() -> None:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        x, _ = maximize(_WarnsLikeAFallback(), 2, num_restarts=2, raw_samples=32,
+                        extra_starts=np.array([[0.5, 0.5]]))  # fmt: skip
+    categories = {w.category for w in caught}
+    assert NumericalWarning not in categories and BotorchWarning not in categories
+    assert UserWarning in categories
+    assert np.max(np.abs(x - 0.6)) < 0.05
+
+
 class _SumOfCoordinates(AcquisitionFunction):
     """Batch value = sum of all coordinates: every point is best at the corner (1, 1)."""
 
@@ -406,3 +439,17 @@ def test_believer_treats_pending_points_as_the_points_of_its_batch():
 def test_believer_needs_the_analytic_log_ei():
     with pytest.raises(ValueError, match="ei='logei'"):
         make_method("gp-ei", 2, believer=True)
+
+
+def test_constrained_gp_ei_keeps_handled_jitter_quiet() -> None:
+    # nearly repeated points make the noisy EI's joint covariance of its baseline
+    # singular: GPyTorch adds jitter, which the user need not hear about
+    m = make_method("gp-ei", 2, seed=0, n_init=4, n_constraints=1)
+    X = np.random.default_rng(0).random((6, 2))
+    for x in np.vstack([X, X[:3] + 1e-9]):
+        m.tell(x[None, :], np.array([[np.sin(5 * x[0]) + x[1], x[0] - 0.5]]))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        x = m.ask(1)
+    assert not [w for w in caught if issubclass(w.category, NumericalWarning)]
+    assert x.shape == (1, 2) and np.all((x >= 0) & (x <= 1))
