@@ -54,8 +54,8 @@ def test_the_specification_keywords() -> None:
     assert con.choice.options == {} and con.choice.method == "gp-ei"
     assert con.choice.report == iso.auto.CONSTRAINTS_REPORT
     wide = iso.Optimizer(iso.Box([0.0] * 10, [1.0] * 10), objective=spec)
-    assert wide.choice is not None and wide.choice.rule == "constraints, high dimension"
-    assert wide.choice.method == "turbo" and wide.method.n_constraints == 1
+    assert wide.choice is not None and wide.choice.rule == "constraints"
+    assert wide.choice.method == "gp-ei" and wide.method.n_constraints == 1
 
 
 def test_one_objective_best_is_feasible_and_maximized() -> None:

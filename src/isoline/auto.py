@@ -382,11 +382,8 @@ OBJECTIVES_OPTIONS: Mapping[str, Any] = {
 }
 #: the report :data:`OBJECTIVES_OPTIONS` rests on
 OBJECTIVES_REPORT = "benchmarks/results/field/mo_parego_ei/README.md"
-#: dimension from which one objective with black-box constraints gets turbo (SCBO)
-CONSTRAINED_HIGH_DIM = 10
-#: the reports the choices for one objective with constraints rest on
+#: the report the choice for one objective with constraints rests on
 CONSTRAINTS_REPORT = "benchmarks/results/field/constrained/README.md"
-CONSTRAINTS_HIGH_DIM_REPORT = "benchmarks/results/field/constrained/high_dim/README.md"
 
 
 #: the rules for several objectives or black-box constraints, tried in order in place of
@@ -414,16 +411,8 @@ OUTPUT_RULES: tuple[Rule, ...] = (
         lambda s: dict(OBJECTIVES_BATCH_OPTIONS),
     ),
     Rule(
-        "constraints, high dimension",
-        f"one objective with black-box constraints, d >= {CONSTRAINED_HIGH_DIM}",
-        lambda s: s.dim >= CONSTRAINED_HIGH_DIM,
-        "turbo",
-        "TuRBO as SCBO ranked ahead of gp-ei on the constrained suite's 10-dimensional problems.",
-        CONSTRAINTS_HIGH_DIM_REPORT,
-    ),
-    Rule(
         "constraints",
-        f"one objective with black-box constraints, d < {CONSTRAINED_HIGH_DIM}",
+        "one objective with black-box constraints",
         lambda s: True,
         "gp-ei",
         "gp-ei ranked first of eleven contenders on BoTorch's constrained problems, not "
