@@ -12,10 +12,11 @@ from botorch.acquisition import AcquisitionFunction, PosteriorMean
 from botorch.exceptions.warnings import BotorchWarning
 from gpytorch.utils.warnings import NumericalWarning
 
-from isoline.acquisition import maximize, srinivas_beta
+from isoline.acquisition import maximize
 from isoline.methods.gp_ts import _dedupe
 from isoline.methods.registry import make_method
 from isoline.models.gp import fit_gp
+from isoline.ucb_weights import srinivas_beta
 
 GP_METHODS = ["gp-ei", "gp-ucb", "gp-ts"]
 

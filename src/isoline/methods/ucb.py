@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from isoline.acquisition import check_ucb_beta, ucb_beta
 from isoline.methods.base import Method
+from isoline.ucb_weights import check_ucb_beta, ucb_beta
 
 __all__ = ["UCBWeight"]
 
