@@ -61,7 +61,7 @@ __all__ = [
     "RelativeFloorLogEI",
     "RelativeFloorUCB",
     "gaussian_posterior",
-    "handled_numerics",
+    "handled_fallbacks",
     "maximize",
     "negated",
     "outside_range_unit",
@@ -88,23 +88,27 @@ def unit_bounds(d: int) -> torch.Tensor:
 
 
 @contextlib.contextmanager
-def handled_numerics() -> Iterator[None]:
-    """Silence the warnings of numerical fallbacks that GPyTorch and BoTorch handle
-    themselves: the jitter added to a covariance that is not positive definite, and
-    the plain posterior sampling used when a cached Cholesky update fails (as when a
-    noisy acquisition conditions on nearly repeated points)."""
+def handled_fallbacks() -> Iterator[None]:
+    """Silence the warnings of fallbacks that GPyTorch and BoTorch handle themselves: the
+    jitter added to a covariance that is not positive definite; the plain posterior
+    sampling used when a cached Cholesky update fails (as when a noisy acquisition
+    conditions on nearly repeated points); and the constrained noisy EI's note that a
+    posterior sample has no feasible evaluated point, where it improves on a lower bound
+    of the objective instead (the behaviour isoline documents for that case)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NumericalWarning)
         warnings.filterwarnings("ignore", message="Low-rank cholesky updates failed",
+                                category=BotorchWarning)  # fmt: skip
+        warnings.filterwarnings("ignore", message="When all training points are infeasible",
                                 category=BotorchWarning)  # fmt: skip
         yield
 
 
 @contextlib.contextmanager
 def _quiet_search() -> Iterator[None]:
-    """:func:`handled_numerics`, and BoTorch's warnings about restarts that stop early or
+    """:func:`handled_fallbacks`, and BoTorch's warnings about restarts that stop early or
     start badly (the search checks its answer's value for finiteness)."""
-    with handled_numerics(), warnings.catch_warnings():
+    with handled_fallbacks(), warnings.catch_warnings():
         warnings.simplefilter("ignore", OptimizationWarning)
         warnings.simplefilter("ignore", BadInitialCandidatesWarning)
         warnings.filterwarnings("ignore", message="Optimization failed", category=RuntimeWarning)

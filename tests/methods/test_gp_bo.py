@@ -454,3 +454,16 @@ def test_constrained_gp_ei_keeps_handled_jitter_quiet() -> None:
         x = m.ask(1)
     assert not [w for w in caught if issubclass(w.category, NumericalWarning)]
     assert x.shape == (1, 2) and np.all((x >= 0) & (x <= 1))
+
+
+def test_constrained_gp_ei_before_any_feasible_point_is_quiet() -> None:
+    # no evaluation feasible: BoTorch's constrained noisy EI improves on a lower bound of
+    # the objective and says so at every call; the fallback is isoline's documented rule
+    m = make_method("gp-ei", 2, seed=0, n_init=4, n_constraints=1)
+    for x in np.random.default_rng(1).random((6, 2)):
+        m.tell(x[None, :], np.array([[x.sum(), 1.0 + x[0]]]))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        x = m.ask(1)
+    assert not [w for w in caught if issubclass(w.category, BotorchWarning)]
+    assert x.shape == (1, 2) and np.all((x >= 0) & (x <= 1))

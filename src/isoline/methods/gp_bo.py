@@ -27,7 +27,7 @@ from botorch.sampling import SobolQMCNormalSampler
 from isoline.acquisition import (
     RelativeFloorLogEI,
     RelativeFloorUCB,
-    handled_numerics,
+    handled_fallbacks,
     maximize,
     negated,
     outside_range_unit,
@@ -425,7 +425,7 @@ class GPEI(_GPMethod):
         k, X = self.n_objectives, self.X
         alone = q == 1 and not len(pending) and self.Y.shape[1] == k
         form = mo_acquisition(self.mo_acquisition, k, q)
-        with self.torch_rng(), handled_numerics():
+        with self.torch_rng(), handled_fallbacks():
             if k > 1 and alone and form == "parego-ei":
                 gp, y = self._fit(parego_scalarized(impute_outputs(self.Y, k), k))
                 ei = RelativeFloorLogEI(gp.model, best_f=float(y.min()), maximize=False)
