@@ -241,3 +241,27 @@ def test_variance_floor_follows_the_output_of_smallest_scale() -> None:
         assert floor() < default  # the smallest scale sets it
     with variance_floor(np.empty((0, 2))):
         assert floor() == default
+
+
+@pytest.mark.parametrize("form", ["ehvi", "ehvi-observed", "parego", "ehvi-analytic"])
+@pytest.mark.parametrize("constrained", [False, True])
+def test_objectives_of_huge_scale_propose_a_point(form: str, constrained: bool) -> None:
+    """COCO bbob-biobj's Rastrigin pair in its [-100, 100]^2 box starts with values of
+    1e3-1e12: the log criteria's absolute smoothing widths overflowed there and made
+    every raw sample NaN. Each form proposes a point; the log forms, the one they
+    propose for the same values divided by 2**30 (the analytic form, not smoothed, was
+    not affected and keeps its absolute variance floors)."""
+    if constrained and form == "ehvi-analytic":
+        pytest.skip("the analytic form takes no constraints")
+    X = np.array([[0.85, 0.93], [0.45, 0.17], [0.25, 0.59], [0.58, 0.33]])
+    F = np.array([[9.2e11, 1.2e5], [4.0e4, 2.2e4], [2.9e3, 5.9e8], [2.8e3, 1.7e3]])
+    C = np.array([[-1.0], [0.5], [-0.5], [-1.0]])
+    proposed = []
+    for scale in (1.0, 2.0**-30):
+        m = make_method("gp-ei", 2, seed=0, n_init=4, n_objectives=2, mo_acquisition=form,
+                        n_constraints=int(constrained), **CHEAP)  # fmt: skip
+        m.tell(X, np.c_[F * scale, C] if constrained else F * scale)
+        proposed.append(m.ask(1))
+    assert np.all(np.isfinite(proposed[0])) and proposed[0].shape == (1, 2)
+    if form != "ehvi-analytic":
+        np.testing.assert_allclose(proposed[0], proposed[1], atol=1e-4)

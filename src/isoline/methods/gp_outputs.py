@@ -246,10 +246,21 @@ def constrained_log_ei(gps: OutputGPs, y_feasible: np.ndarray) -> AcquisitionFun
     return acqf
 
 
-def _negated_objectives(n_objectives: int) -> WeightedMCMultiOutputObjective:
-    """The minimized objective columns, negated for BoTorch's maximizing acquisitions."""
+def objective_units(gps: OutputGPs, n_objectives: int) -> np.ndarray:
+    """``(k,)`` unit of each objective for the log hypervolume and ParEGO criteria:
+    :func:`~isoline.acquisition.outside_range_unit` of its ``y`` scale. Their smoothing
+    widths (BoTorch's ``tau_relu``, ``tau_max``) are absolute, made for values of order
+    one; on objectives of scale 1e8 or more the smoothed maxima overflow and the
+    criterion is NaN everywhere. Dividing by a power of two leaves the hypervolume's
+    ordering of candidates as it was and changes no value of ordinary scale."""
+    return np.array([outside_range_unit(float(s)) for s in gps.y_scales[:n_objectives]])
+
+
+def _negated_objectives(units: np.ndarray) -> WeightedMCMultiOutputObjective:
+    """The minimized objective columns in ``units`` (:func:`objective_units`), negated
+    for BoTorch's maximizing acquisitions."""
     return WeightedMCMultiOutputObjective(
-        weights=-torch.ones(n_objectives, dtype=DTYPE), outcomes=list(range(n_objectives))
+        weights=-1.0 / torch.as_tensor(units, dtype=DTYPE), outcomes=list(range(len(units)))
     )
 
 
@@ -266,7 +277,7 @@ def _multi_objective_args(
     return {
         "X_baseline": torch.as_tensor(X, dtype=DTYPE),
         "sampler": sampler,
-        "objective": _negated_objectives(k),
+        "objective": _negated_objectives(objective_units(gps, k)),
         "constraints": _constraints(k, gps.num_outputs - k) or None,
         "eta": _eta(gps, k),
         "X_pending": _pending(pending),
@@ -300,12 +311,16 @@ def keep_pytorch_ehvi() -> None:
     logei._load_attempted = True
 
 
-def _feasible_and_reference(Y: np.ndarray, n_objectives: int) -> tuple[np.ndarray, torch.Tensor]:
+def _feasible_and_reference(
+    Y: np.ndarray, n_objectives: int, units: np.ndarray | None = None
+) -> tuple[np.ndarray, torch.Tensor]:
     """The feasible rows of the imputed values ``Y (n, m)`` and the reference point of
-    their objectives (:func:`reference_point`), negated for BoTorch's maximization."""
+    their objectives (:func:`reference_point`) in ``units`` (default 1), negated for
+    BoTorch's maximization."""
     feasible = np.all(Y[:, n_objectives:] <= 0.0, axis=1)
     ref = reference_point(Y[:, :n_objectives], feasible)
-    return feasible, -torch.as_tensor(ref, dtype=DTYPE)
+    scale = np.ones(n_objectives) if units is None else units
+    return feasible, -torch.as_tensor(ref / scale, dtype=DTYPE)
 
 
 def hypervolume_log_nei(
@@ -320,7 +335,7 @@ def hypervolume_log_nei(
     outputs under the constraint outputs after them; ``Y (n, m)`` imputed values at the
     evaluated ``X (n, d)`` set the reference point (:func:`reference_point`)."""
     k = n_objectives
-    _, ref = _feasible_and_reference(Y, k)
+    _, ref = _feasible_and_reference(Y, k, objective_units(gps, k))
     keep_pytorch_ehvi()
     return qLogNoisyExpectedHypervolumeImprovement(
         gps.model, ref_point=ref.tolist(), **_multi_objective_args(gps, X, k, pending, sampler)
@@ -338,16 +353,16 @@ def hypervolume_log_ei(
     under the constraint outputs after them, over the hypervolume dominated by the
     feasible rows of the imputed values ``Y (n, m)`` (none feasible: the whole region
     beyond the reference point, :func:`reference_point`, counts as improvement)."""
-    k = n_objectives
-    feasible, ref = _feasible_and_reference(Y, k)
-    front = -torch.as_tensor(Y[feasible, :k], dtype=DTYPE).reshape(-1, k)  # maximized
+    k, units = n_objectives, objective_units(gps, n_objectives)
+    feasible, ref = _feasible_and_reference(Y, k, units)
+    front = -torch.as_tensor(Y[feasible, :k] / units, dtype=DTYPE).reshape(-1, k)  # maximized
     keep_pytorch_ehvi()
     return qLogExpectedHypervolumeImprovement(
         gps.model,
         ref_point=ref.tolist(),
         partitioning=NondominatedPartitioning(ref_point=ref, Y=front),
         sampler=sampler,
-        objective=_negated_objectives(k),
+        objective=_negated_objectives(units),
         constraints=_constraints(k, gps.num_outputs - k) or None,
         eta=_eta(gps, k),
         X_pending=_pending(pending),
