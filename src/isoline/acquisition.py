@@ -428,7 +428,11 @@ def _best_raw(
     v = _values(acqf, Xr)
     i = int(torch.argmax(v))
     if not math.isfinite(float(v[i])):
-        raise RuntimeError("acquisition function is not finite at any raw sample")
+        raise RuntimeError(
+            f"acquisition function is not finite at any of {raw_samples} raw samples: the "
+            "model's posterior is degenerate (objective values spanning many orders of "
+            "magnitude can do this; a log transform of the objective helps)"
+        )
     return Xr[i].numpy().copy(), float(v[i])
 
 

@@ -222,6 +222,21 @@ def test_maximize_falls_back_to_best_raw_sample() -> None:
     assert value == pytest.approx(-((x - 0.6) ** 2).sum())
 
 
+class _NaNEverywhere(AcquisitionFunction):
+    """A criterion whose model's posterior broke down: NaN at every point."""
+
+    def __init__(self) -> None:
+        super().__init__(model=None)  # type: ignore[arg-type]
+
+    def forward(self, X: torch.Tensor) -> torch.Tensor:
+        return torch.full(X.shape[:-2], float("nan"), dtype=X.dtype)
+
+
+def test_maximize_names_a_criterion_that_is_nan_everywhere() -> None:
+    with pytest.raises(RuntimeError, match="not finite at any of 32 raw samples.*log transform"):
+        maximize(_NaNEverywhere(), 2, num_restarts=2, raw_samples=32)
+
+
 class _WarnsLikeAFallback(AcquisitionFunction):
     """-(x - 0.6)^2 summed, warning at each call as GPyTorch's jitter and BoTorch's
     cached-Cholesky fallback do, and once with an unrelated warning."""
