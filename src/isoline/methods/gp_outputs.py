@@ -267,17 +267,18 @@ def _negated_objectives(units: np.ndarray) -> WeightedMCMultiOutputObjective:
 def _multi_objective_args(
     gps: OutputGPs,
     X: np.ndarray,
-    n_objectives: int,
+    units: np.ndarray,
     pending: np.ndarray,
     sampler: SobolQMCNormalSampler | None,
 ) -> dict[str, Any]:
     """The arguments qLogNEHVI and qLogNParEGO share: the evaluated ``X (n, d)`` as the
-    baseline (pruned), the negated objectives, the constraints after them, pending points."""
-    k = n_objectives
+    baseline (pruned), the negated objectives in ``units`` (:func:`objective_units`, one
+    per objective), the constraints after them, pending points."""
+    k = len(units)
     return {
         "X_baseline": torch.as_tensor(X, dtype=DTYPE),
         "sampler": sampler,
-        "objective": _negated_objectives(objective_units(gps, k)),
+        "objective": _negated_objectives(units),
         "constraints": _constraints(k, gps.num_outputs - k) or None,
         "eta": _eta(gps, k),
         "X_pending": _pending(pending),
@@ -334,11 +335,11 @@ def hypervolume_log_nei(
     """``qLogNoisyExpectedHypervolumeImprovement`` of the ``n_objectives`` minimized
     outputs under the constraint outputs after them; ``Y (n, m)`` imputed values at the
     evaluated ``X (n, d)`` set the reference point (:func:`reference_point`)."""
-    k = n_objectives
-    _, ref = _feasible_and_reference(Y, k, objective_units(gps, k))
+    units = objective_units(gps, n_objectives)
+    _, ref = _feasible_and_reference(Y, n_objectives, units)
     keep_pytorch_ehvi()
     return qLogNoisyExpectedHypervolumeImprovement(
-        gps.model, ref_point=ref.tolist(), **_multi_objective_args(gps, X, k, pending, sampler)
+        gps.model, ref_point=ref.tolist(), **_multi_objective_args(gps, X, units, pending, sampler)
     )
 
 
@@ -416,7 +417,8 @@ def parego_log_nei(
     """``qLogNParEGO`` of the minimized objectives under the constraints: noisy log EI of
     an augmented Chebyshev scalarization whose weights BoTorch draws uniformly from the
     simplex (torch's generator: call inside :meth:`Method.torch_rng`)."""
-    return qLogNParEGO(gps.model, **_multi_objective_args(gps, X, n_objectives, pending, sampler))
+    units = objective_units(gps, n_objectives)
+    return qLogNParEGO(gps.model, **_multi_objective_args(gps, X, units, pending, sampler))
 
 
 def parego_scalarized(Y: np.ndarray, n_objectives: int) -> np.ndarray:
