@@ -45,6 +45,7 @@ from isoline.bench.ranks import (
     mean_interval,
     mean_rank_interval,
     normalized_scores,
+    stand_in_column,
     stand_in_ranks,
     wilcoxon_against_best,
 )
@@ -135,10 +136,20 @@ def _random_median(cells: list[tuple[str, int]], F: np.ndarray, labels: list[str
     return np.array([np.median(per_problem[p]) for p, _ in cells])
 
 
-def _auto_column(cfg: BenchConfig, labels: list[str]) -> int | None:
-    """The column of the ``auto`` contender, if the config has one."""
+def _auto_column(cfg: BenchConfig, F: np.ndarray) -> int | None:
+    """The column of the ``auto`` contender, if the config has one and it repeats another
+    contender's run in some cell (:func:`stand_in_column`)."""
     names = [m.name for m in cfg.methods]
-    return names.index("auto") if "auto" in names else None
+    return stand_in_column(F, names.index("auto") if "auto" in names else None)
+
+
+def _auto_note(auto: int | None) -> str:
+    """The sentence on how the auto contender is ranked, if it is a stand-in."""
+    if auto is None:
+        return ""
+    return (" The auto contender runs the method it chooses, with the same seed: it is ranked "
+            "as a stand-in for that method's run (which it repeats), the other contenders "
+            "without it.")  # fmt: skip
 
 
 def _auto_row(F: np.ndarray, a: np.ndarray, med: np.ndarray, best: int
@@ -300,7 +311,7 @@ def summary(args: argparse.Namespace) -> None:
     if not cells:
         raise SystemExit("no cell has a complete run of every contender yet")
     med = _random_median(cells, F, labels)
-    auto = _auto_column(cfg, labels)
+    auto = _auto_column(cfg, F)
     lines = [
         f"# {cfg.name}: isoline against the field",
         "",
@@ -322,9 +333,8 @@ def summary(args: argparse.Namespace) -> None:
         f"a result and the next point (median over runs), and the summed time over {TIME_REFERENCE}'s; "
         "CPU: the CPU seconds of the method's ask and tell (median over runs, and summed over "
         f"{TIME_REFERENCE}'s; unaffected by other jobs on the machine, blank for runs stored "
-        "before it was recorded). "
-        "The auto contender runs the method it chooses, with the same seed: it is ranked as a "
-        "stand-in for that method's run (which it repeats), the other contenders without it."
+        "before it was recorded)."
+        + _auto_note(auto)
         + _direction_note(cfg),
         "", "## All complete cells", "", to_markdown(_rank_table(labels, F, med, runs, cells, auto)), ""]  # fmt: skip
     groups: dict[str, list[int]] = defaultdict(list)

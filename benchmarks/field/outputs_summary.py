@@ -8,7 +8,8 @@ ranks on the best feasible value (runs without a feasible point rank last, tied)
 share of runs that found a feasible point and of feasible evaluations. Both: summed
 suggestion time against Optuna GP's. The auto contender repeats the run of the method it
 picks with the same seed, so it is ranked as a stand-in for that run (as in the field
-summary), the others without it.
+summary), the others without it; an auto that repeats no contender's run is ranked as one
+of them.
 """
 
 from __future__ import annotations
@@ -23,7 +24,12 @@ from scipy import stats
 
 from isoline.bench.config import BenchConfig
 from isoline.bench.outputs import CellTable, constrained_cells, hypervolume_cells
-from isoline.bench.ranks import mean_interval, mean_rank_interval, stand_in_ranks
+from isoline.bench.ranks import (
+    mean_interval,
+    mean_rank_interval,
+    stand_in_column,
+    stand_in_ranks,
+)
 from isoline.bench.report import (
     RunData,
     copy_lines,
@@ -51,13 +57,18 @@ def _problems() -> object:
     return problem_of
 
 
+def _auto_column(cfg: BenchConfig, t: CellTable) -> int | None:
+    """The column of the ``auto`` contender if it repeats another contender's run in some
+    cell (:func:`stand_in_column`)."""
+    names = [m.name for m in cfg.methods]
+    return stand_in_column(t.stat, names.index("auto") if "auto" in names else None)
+
+
 def _rows(
-    cfg: BenchConfig, t: CellTable, runs: list[RunData], kind: str
+    t: CellTable, runs: list[RunData], kind: str, auto: int | None
 ) -> list[dict[str, object]]:
     labels = list(t.labels)
     S, shown, share = t.stat, t.shown, t.feasible_share
-    names = [m.name for m in cfg.methods]
-    auto = names.index("auto") if "auto" in names else None
     keep = [j for j in range(len(labels)) if j != auto]
     mean, lo, hi = mean_rank_interval(S[:, keep])
     R = stats.rankdata(S[:, keep], axis=1)
@@ -127,12 +138,14 @@ def summarize(args: argparse.Namespace, cfg: BenchConfig, runs: list[RunData], k
                   "log10 regret against the lower of the known optimum and the best feasible "
                   "value in the cell; a run without a feasible point counts one decade above "
                   "the worst feasible run of its cell."]  # fmt: skip
+    auto = _auto_column(cfg, t)
     lines += ["Rank 1 = best in a cell; interval: 95% percentile bootstrap over cells; p: paired "
               "one-sided Wilcoxon test of the best-ranked contender against each, "
               "Benjamini-Hochberg over the table; time: summed suggestion time over "
-              f"{TIME_REFERENCE}'s; auto is ranked as a stand-in for the run it repeats.", "",
-              f"## All complete cells ({len(t.cells)})", "",
-              to_markdown(_rows(cfg, t, runs, kind)), ""]  # fmt: skip
+              f"{TIME_REFERENCE}'s"
+              + ("; auto is ranked as a stand-in for the run it repeats." if auto is not None else "."),
+              "", f"## All complete cells ({len(t.cells)})", "",
+              to_markdown(_rows(t, runs, kind, auto)), ""]  # fmt: skip
     by_problem: dict[str, list[int]] = defaultdict(list)
     for i, (p, _) in enumerate(t.cells):
         by_problem[p].append(i)

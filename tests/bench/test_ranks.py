@@ -7,6 +7,7 @@ from isoline.bench.ranks import (
     cell_ranks,
     mean_rank_interval,
     normalized_scores,
+    stand_in_column,
     stand_in_ranks,
     wilcoxon_against_best,
 )
@@ -63,3 +64,10 @@ def test_stand_in_takes_the_place_of_the_run_it_repeats():
     np.testing.assert_array_equal(stand_in_ranks(np.array([[1.0, 1.0, 3.0]]), [1.0]), [1.5])
     with pytest.raises(ValueError, match="entries"):
         stand_in_ranks(F, [1.0])
+
+
+def test_a_column_is_a_stand_in_only_where_it_repeats_a_run():
+    F = np.array([[1.0, 2.0, 3.0], [3.0, 2.0, 1.0]])
+    assert stand_in_column(F, 2) is None  # equal to no other entry of its rows
+    assert stand_in_column(np.column_stack([F, [5.0, 2.0]]), 3) == 3  # repeats column 1 once
+    assert stand_in_column(F, None) is None

@@ -26,6 +26,7 @@ __all__ = [
     "mean_interval",
     "mean_rank_interval",
     "normalized_scores",
+    "stand_in_column",
     "stand_in_ranks",
     "wilcoxon_against_best",
 ]
@@ -60,6 +61,18 @@ def stand_in_ranks(F: np.ndarray, a: Sequence[float]) -> np.ndarray:
         rest = np.delete(row, np.flatnonzero(row == x)[:1])
         out[i] = stats.rankdata(np.append(rest, x))[-1]
     return out
+
+
+def stand_in_column(F: np.ndarray, j: int | None) -> int | None:
+    """``j`` if column ``j`` of ``F (cells, contenders)`` repeats another column's value in
+    at least one cell (an automatic choice that ran one of the contenders with the same
+    seed), so that it is ranked as a stand-in (:func:`stand_in_ranks`); ``None`` if it
+    repeats none, so that it is ranked as one more contender."""
+    if j is None:
+        return None
+    F = _table(F)
+    rest = np.delete(F, j, axis=1)
+    return j if bool((rest == F[:, [j]]).any()) else None
 
 
 def mean_rank_interval(
