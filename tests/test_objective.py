@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from isoline.objective import Objective, OutputError
+from isoline.objective import UNSET, Objective, OutputError
 
 
 def test_one_objective_keeps_its_old_form() -> None:
@@ -31,11 +31,23 @@ def test_names_directions_and_the_record_round_trip() -> None:
         o.direction  # noqa: B018
 
 
+def test_a_mapping_of_directions_names_the_objectives() -> None:
+    o = Objective({"err": "minimize", "acc": "MAXIMIZE"}, constraints=["mem"])
+    assert o == Objective(["minimize", "maximize"], ["err", "acc"], ["mem"])
+    spec = Objective.from_args(UNSET, directions={"acc": "maximize"})
+    assert spec == Objective("maximize", ["acc"])
+    with pytest.raises(ValueError, match="not both"):
+        Objective({"err": "minimize"}, ["err"])
+    with pytest.raises(ValueError, match="at least one"):
+        Objective({})
+
+
 @pytest.mark.parametrize(
     ("kwargs", "error", "match"),
     [
         ({"directions": "up"}, ValueError, "minimize"),
         ({"directions": [1]}, TypeError, "minimize"),
+        ({"directions": 1}, TypeError, "mapping"),
         ({"directions": []}, ValueError, "at least one"),
         ({"directions": ["minimize"], "objectives": ["a", "b"]}, ValueError, "one direction"),
         ({"objectives": ["a"], "constraints": ["a"]}, ValueError, "repeated"),

@@ -97,8 +97,10 @@ class Objective:
 
     Args:
         directions: one of ``"minimize"``/``"maximize"`` (any letter case) per objective,
-            or a single direction string (``Objective("maximize")``). ``None`` minimizes
-            every objective.
+            a single direction string (``Objective("maximize")``), or a mapping from
+            objective names to directions (``{"error": "minimize", "speed": "maximize"}``,
+            the same as those names as ``objectives`` and its values as ``directions``).
+            ``None`` minimizes every objective.
         objectives: names of the objectives, or ``None``. With names, the objective
             function returns a mapping and the objectives are read from those keys;
             without, it returns a number (one objective) or a sequence of
@@ -109,7 +111,8 @@ class Objective:
     Raises:
         TypeError: a direction or name is not a string, or names are not a list.
         ValueError: an unknown direction, no objective, as many directions as objectives
-            not given, a repeated name, or constraints without objective names.
+            not given, a repeated name, constraints without objective names, or names given
+            both as ``objectives`` and as the keys of ``directions``.
     """
 
     directions: tuple[str, ...]
@@ -118,10 +121,17 @@ class Objective:
 
     def __init__(
         self,
-        directions: str | Sequence[str] | None = None,
+        directions: str | Sequence[str] | Mapping[str, str] | None = None,
         objectives: Sequence[str] | None = None,
         constraints: Sequence[str] | None = (),
     ) -> None:
+        if isinstance(directions, Mapping):
+            if objectives is not None:
+                raise ValueError(
+                    "directions is a mapping {objective name: direction}, which names the "
+                    "objectives already: give objectives=[...] or the mapping, not both"
+                )
+            objectives, directions = list(directions), list(directions.values())
         objs = None if objectives is None else _names(objectives, "objectives")
         cons = _names(() if constraints is None else constraints, "constraints")
         if objs is not None and not objs:
@@ -131,7 +141,10 @@ class Objective:
         elif isinstance(directions, Sequence):
             dirs = tuple(directions)
         else:
-            raise TypeError(f"direction must be 'minimize' or 'maximize', got {directions!r}")
+            raise TypeError(
+                "directions must be 'minimize' or 'maximize', a list of them, or a mapping "
+                f"{{objective name: direction}}, got {directions!r}"
+            )
         if not dirs:
             raise ValueError("directions must give at least one direction")
         dirs = tuple(_direction(d) for d in dirs)
@@ -166,7 +179,7 @@ class Objective:
     def from_args(
         cls,
         direction: Objective | str | None | Unset = None,
-        directions: str | Sequence[str] | None = None,
+        directions: str | Sequence[str] | Mapping[str, str] | None = None,
         objectives: Sequence[str] | None = None,
         constraints: Sequence[str] | None = None,
     ) -> Objective:

@@ -42,7 +42,8 @@ class Optimizer:
         direction: ``"minimize"`` (default) or ``"maximize"`` the told values (or an
             :class:`~isoline.objective.Objective`); :meth:`tell`, :attr:`best` and
             :attr:`history` are in this direction.
-        directions: one direction per objective, for several objectives (see
+        directions: one direction per objective, for several objectives, or a mapping
+            ``{objective name: direction}`` that names them too (see
             :class:`~isoline.objective.Objective`).
         objectives: names of the objectives (the keys of mappings told).
         constraints: names of black-box constraints (feasible when ``<= 0``); with
@@ -73,7 +74,7 @@ class Optimizer:
         init: str | None = None,
         *,
         direction: Objective | str | Unset = UNSET,
-        directions: str | Sequence[str] | None = None,
+        directions: str | Sequence[str] | Mapping[str, str] | None = None,
         objectives: Sequence[str] | None = None,
         constraints: Sequence[str] | None = None,
         objective: Objective | None = None,

@@ -13,7 +13,7 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -39,7 +39,7 @@ def optimize(
     space: SearchSpace,
     *,
     direction: Objective | str | Unset = UNSET,
-    directions: str | Sequence[str] | None = None,
+    directions: str | Sequence[str] | Mapping[str, str] | None = None,
     objectives: Sequence[str] | None = None,
     constraints: Sequence[str] | None = None,
     method: str = AUTO,
@@ -77,7 +77,8 @@ def optimize(
             minimize internally; the study stores each value as ``f`` returned it and
             records the direction, and the :class:`Result` (``fun``, ``best_so_far``) is
             in this direction. A study is resumed only in its own direction.
-        directions: one direction per objective, for several objectives
+        directions: one direction per objective, for several objectives, or a mapping
+            ``{objective name: direction}`` that names them too
             (:class:`~isoline.objective.Objective`); giving both ``direction`` and
             ``directions`` is a ValueError.
         objectives: names of the objectives: ``f`` returns a mapping they are read from
