@@ -107,12 +107,18 @@ def handled_fallbacks() -> Iterator[None]:
 @contextlib.contextmanager
 def _quiet_search() -> Iterator[None]:
     """:func:`handled_fallbacks`, and BoTorch's warnings about restarts that stop early or
-    start badly (the search checks its answer's value for finiteness)."""
-    with handled_fallbacks(), warnings.catch_warnings():
-        warnings.simplefilter("ignore", OptimizationWarning)
-        warnings.simplefilter("ignore", BadInitialCandidatesWarning)
-        warnings.filterwarnings("ignore", message="Optimization failed", category=RuntimeWarning)
-        yield
+    start badly (the search checks its answer's value for finiteness). BoTorch forces the
+    first past any filter, so warnings are recorded and the others warned again after."""
+    caught: list[warnings.WarningMessage] = []
+    try:
+        with handled_fallbacks(), warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("ignore", BadInitialCandidatesWarning)
+            warnings.filterwarnings("ignore", "Optimization failed", RuntimeWarning)
+            yield
+    finally:
+        for w in caught:
+            if not issubclass(w.category, OptimizationWarning):
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
 
 
 @_quiet_search()

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 from botorch.acquisition import AcquisitionFunction, PosteriorMean
-from botorch.exceptions.warnings import BotorchWarning
+from botorch.exceptions.warnings import BotorchWarning, OptimizationWarning
 from gpytorch.utils.warnings import NumericalWarning
 
 from isoline.acquisition import maximize
@@ -239,7 +239,8 @@ def test_maximize_names_a_criterion_that_is_nan_everywhere() -> None:
 
 class _WarnsLikeAFallback(AcquisitionFunction):
     """-(x - 0.6)^2 summed, warning at each call as GPyTorch's jitter and BoTorch's
-    cached-Cholesky fallback do, and once with an unrelated warning."""
+    cached-Cholesky fallback do, as BoTorch does for an L-BFGS-B restart that stops early
+    (forcing its warning past an "ignore" filter), and with an unrelated warning."""
 
     warnings = (
         ("A not p.d., added jitter of 1.0e-08 to the diagonal", NumericalWarning),
@@ -253,6 +254,10 @@ class _WarnsLikeAFallback(AcquisitionFunction):
     def forward(self, X: torch.Tensor) -> torch.Tensor:
         for message, category in self.warnings:
             warnings.warn(message, category, stacklevel=2)
+        with warnings.catch_warnings():
+            warnings.simplefilter("always", category=OptimizationWarning)
+            warnings.warn("Optimization failed within `scipy.optimize.minimize` with status 2",
+                          OptimizationWarning, stacklevel=2)  # fmt: skip
         return -((X - 0.6) ** 2).sum(dim=(-1, -2))
 
 
@@ -263,6 +268,7 @@ def test_maximize_silences_only_the_fallbacks_it_handles() -> None:
                         extra_starts=np.array([[0.5, 0.5]]))  # fmt: skip
     categories = {w.category for w in caught}
     assert NumericalWarning not in categories and BotorchWarning not in categories
+    assert OptimizationWarning not in categories
     assert UserWarning in categories
     assert np.max(np.abs(x - 0.6)) < 0.05
 
