@@ -66,3 +66,24 @@ def test_one_objective_best_is_feasible_and_maximized() -> None:
     con = iso.Optimizer(BOX, "sobol", objective=Objective("maximize", ["a"], ["c"]))
     con.tell(X, [[5.0, 1.0], [2.0, 0.0]])
     assert con.best[1] == 2.0
+
+
+def test_a_result_prints_a_summary_of_its_run() -> None:
+    def two(x: np.ndarray) -> dict[str, float]:
+        return {"err": float(x[0]), "speed": float(x[1]), "mem": float(x[0] + x[1] - 1.5)}
+
+    res = iso.optimize(two, BOX, directions={"err": "minimize", "speed": "maximize"},
+                       constraints=["mem"], method="random", budget=6, seed=0)  # fmt: skip
+    text = repr(res)
+    k = len(res.pareto_front()[1])
+    assert text.startswith("Result: 6 evaluations of random (seed 0), 0 failed")
+    assert "outputs: err (minimize), speed (maximize), mem (<= 0)" in text
+    assert f"feasible: {int(res.feasible.sum())} of 6" in text
+    assert f"Pareto front: {k} configuration" in text and "x_iters" not in text
+    space = iso.Space({"a": iso.Real(0.0, 5.0), "k": iso.Categorical(["x", "y"])})
+    one = iso.minimize(lambda p: (p["a"] - 2.0) ** 2, space, method="random", budget=3, seed=0)
+    best = f"best (minimize): fun = {one.fun:.6g} at x = {{'a': {one.x['a']:.6g}, 'k': "
+    assert best in repr(one)
+    never = iso.optimize(lambda x: {"f": float(x[0]), "c": 1.0}, BOX, objectives=["f"],
+                         constraints=["c"], method="random", budget=2, seed=0)  # fmt: skip
+    assert "best: none (no finite feasible value)" in repr(never)

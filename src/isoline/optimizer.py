@@ -262,10 +262,20 @@ def _check_tell_rows(objective: Objective, Y: Any, n: int) -> np.ndarray:
     return rows
 
 
-@dataclass
+def _shown(x: Any) -> str:
+    """A point for a summary line: reals to 6 significant digits."""
+    if isinstance(x, Mapping):
+        return "{" + ", ".join(f"{k!r}: {_shown(v)}" for k, v in x.items()) + "}"
+    if isinstance(x, np.ndarray):
+        return np.array2string(x, precision=6, separator=", ")
+    return f"{x:.6g}" if isinstance(x, float) else repr(x)
+
+
+@dataclass(repr=False)
 class Result:
     """Outcome of :func:`isoline.optimize` (points in user units, values as the objective
-    returned them, in evaluation order; ``x`` and ``fun`` the best in ``direction``)."""
+    returned them, in evaluation order; ``x`` and ``fun`` the best in ``direction``). Its
+    ``repr`` summarizes the run; the fields hold every evaluation."""
 
     x: Any
     fun: float
@@ -298,6 +308,25 @@ class Result:
     #: ``(n, m)`` every evaluation's outputs in :attr:`output_names` order, user units
     #: (NaN where failed); ``None`` for a Result built by hand (then ``func_vals``)
     outputs: np.ndarray | None = field(default=None, repr=False)
+
+    def __repr__(self) -> str:
+        head = f"{self.n_evals} evaluations of {self.method} (seed {self.seed}), {self.n_failed} failed"
+        lines = [f"Result: {head}" + (f"; {self.stop_reason}" if self.stop_reason else "")]
+        o = self.objective
+        if not o.single:
+            lines.append(f"  outputs: {o.describe()}")
+            lines.append(f"  feasible: {int(self.feasible.sum())} of {self.n_evals} evaluations")
+        if o.n_objectives > 1:
+            k = len(o.pareto_indices(self.values))
+            lines.append(f"  Pareto front: {k} configuration{'s' * (k != 1)} (.pareto_front())")
+        elif self.x is None:
+            lines.append(f"  best: none (no finite{' feasible' * bool(o.constraints)} value)")
+        else:
+            lines.append(f"  best ({self.direction}): fun = {self.fun:.6g} at x = {_shown(self.x)}")
+        if self.choice is not None:
+            lines.append(f"  auto chose {self.choice.method}: {self.choice.rule}")
+        lines.append(f"  study {self.study!r} in {self.storage!r}")
+        return "\n".join(lines)
 
     @property
     def values(self) -> np.ndarray:
