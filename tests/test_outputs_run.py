@@ -146,6 +146,28 @@ def test_the_several_output_plots_draw() -> None:
     assert share.get_ydata()[-1] == res.feasible.mean()
     with pytest.raises(ValueError, match="two objectives"):
         plot_pareto_front(iso.optimize(lambda x: float(x[0]), BOX, method="random", budget=2))
+    with pytest.raises(ValueError, match="distinct"):
+        plot_pareto_front(res, objectives=(1, 1))
+
+
+def test_a_front_of_three_objectives_is_drawn_as_points_in_every_pair() -> None:
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from isoline.visualization import plot_pareto_front
+
+    def three(x: np.ndarray) -> list[float]:
+        return [float(x[0]), float(x[1]), float(2.0 - x[0] - x[1])]
+
+    res = iso.optimize(three, BOX, directions=["minimize"] * 3, method="random", budget=8, seed=0)
+    panels = [a for a in plot_pareto_front(res).axes if a.get_visible()]
+    pairs = [(a.get_xlabel().split()[0], a.get_ylabel().split()[0]) for a in panels]
+    assert pairs == [("value_0", "value_1"), ("value_0", "value_2"), ("value_1", "value_2")]
+    for a in panels:
+        front = [c for c in a.get_children() if c.get_gid() == "front"][0]
+        assert front.get_linestyle() == "None"  # a projected front is no staircase
+        assert len(front.get_xdata()) == len(res.pareto_front()[1])
 
 
 def test_the_study_report_draws_the_front_hypervolume_and_feasibility(tmp_path: Path) -> None:

@@ -12,41 +12,75 @@ from isoline.visualization.common import figure
 __all__ = ["plot_feasibility", "plot_hypervolume_history", "plot_pareto_front"]
 
 
-def plot_pareto_front(result: Any, *, objectives: tuple[int, int] = (0, 1), ax: Any = None) -> Any:
+def plot_pareto_front(
+    result: Any, *, objectives: tuple[int, int] | None = None, ax: Any = None
+) -> Any:
     """Two objectives of every feasible evaluation (points), the infeasible ones (grey
-    crosses) and the feasible Pareto front (a step line), in the user's units.
+    crosses) and the feasible Pareto front, in the user's units. With two objectives the
+    front is a step line; with more, a front point may look dominated in one pair of
+    objectives, so the front is drawn as points, one panel per pair of objectives.
 
     Args:
         result: a :class:`~isoline.Result` with two objectives or more.
-        objectives: the indices of the two objectives drawn.
+        objectives: the indices of the two objectives drawn; ``None`` draws every pair
+            (one panel each), or the first two into a given ``ax``.
         ax: the matplotlib axes to draw into (a new figure if ``None``).
 
     Raises:
-        ValueError: the result has fewer than two objectives.
+        ValueError: the result has fewer than two objectives, or ``objectives`` is not a
+            pair of distinct objective indices.
     """
     spec = result.objective
-    if spec.n_objectives < 2:
+    m = spec.n_objectives
+    if m < 2:
         raise ValueError("plot_pareto_front needs a result with two objectives or more")
-    i, j = objectives
+    if objectives is None:
+        pairs = [(i, j) for i in range(m) for j in range(i + 1, m)] if ax is None else [(0, 1)]
+    else:
+        i, j = objectives
+        if i == j or not (0 <= i < m and 0 <= j < m):
+            raise ValueError(f"objectives must be two distinct indices below {m}, got {objectives}")
+        pairs = [(i, j)]
+    if ax is None:
+        import matplotlib.pyplot as plt
+
+        cols = min(3, len(pairs))
+        rows = -(-len(pairs) // cols)
+        fig, grid = plt.subplots(rows, cols, figsize=(6.0 * cols, 4.0 * rows), squeeze=False)
+        axes = list(grid.ravel())
+        for extra in axes[len(pairs) :]:
+            extra.set_visible(False)
+    else:
+        fig, axes = ax.figure, [ax]
+    for (i, j), panel in zip(pairs, axes):
+        _front_panel(panel, result, i, j)
+    return fig
+
+
+def _front_panel(ax: Any, result: Any, i: int, j: int) -> None:
+    """Objectives ``i`` and ``j`` of ``result`` and its front, into ``ax``."""
+    spec = result.objective
     Y, ok = result.values, result.feasible
     front = Y[spec.pareto_indices(Y)]
     front = front[np.argsort(front[:, i])]
-    fig, (ax,) = figure(ax)
     ax.scatter(Y[ok, i], Y[ok, j], s=14, alpha=0.5, label="feasible", gid="feasible")
     bad = ~ok & np.isfinite(Y[:, [i, j]]).all(axis=1)
     if bad.any():
         ax.scatter(Y[bad, i], Y[bad, j], s=14, marker="x", color="grey", label="infeasible",
                    gid="infeasible")  # fmt: skip
-    # sorted by objective i, each step's corner must lie where a front point dominates it:
-    # after the next point's x when i is minimized, at the point's own x when maximized
-    steps = "steps-post" if spec.directions[i] == "minimize" else "steps-pre"
-    ax.plot(front[:, i], front[:, j], "o-", color="tab:red", drawstyle=steps,
-            label=f"Pareto front ({len(front)})", gid="front")  # fmt: skip
+    if spec.n_objectives == 2:
+        # sorted by objective i, each step's corner must lie where a front point dominates
+        # it: after the next point's x when i is minimized, at the point's own x when maximized
+        steps = "steps-post" if spec.directions[i] == "minimize" else "steps-pre"
+        ax.plot(front[:, i], front[:, j], "o-", color="tab:red", drawstyle=steps,
+                label=f"Pareto front ({len(front)})", gid="front")  # fmt: skip
+    else:
+        ax.plot(front[:, i], front[:, j], "o", color="tab:red", gid="front",
+                label=f"Pareto front in all {spec.n_objectives} objectives ({len(front)})")  # fmt: skip
     names = spec.names
     ax.set_xlabel(f"{names[i]} ({spec.directions[i]})")
     ax.set_ylabel(f"{names[j]} ({spec.directions[j]})")
     ax.legend()
-    return fig
 
 
 def plot_hypervolume_history(result: Any, *, ref: Any = None, ax: Any = None) -> Any:
