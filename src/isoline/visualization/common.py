@@ -37,15 +37,18 @@ def direction(result: StudyResult) -> str:
     return str(getattr(result, "direction", "minimize"))
 
 
-def figure(ax: Any = None, ncols: int = 1, width: float = 6.0, height: float = 4.0) -> Any:
-    """``(fig, axes)``: ``ax``'s figure and ``[ax]``, or a new figure of ``ncols`` axes
-    side by side."""
+def figure(
+    ax: Any = None, ncols: int = 1, width: float = 6.0, height: float = 4.0, nrows: int = 1
+) -> Any:
+    """``(fig, axes)``: ``ax``'s figure and ``[ax]``, or a new figure of ``nrows`` rows of
+    ``ncols`` axes each (``width`` by ``height`` inches an axes), listed row by row."""
     if ax is not None:
         return ax.figure, [ax]
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, ncols, figsize=(width * ncols, height), squeeze=False)
-    return fig, list(axes[0])
+    size = (width * ncols, height * nrows)
+    fig, axes = plt.subplots(nrows, ncols, figsize=size, squeeze=False)
+    return fig, list(axes.ravel())
 
 
 def select(result: StudyResult, params: Sequence[str] | None) -> list[Parameter]:

@@ -41,17 +41,10 @@ def plot_pareto_front(
         if i == j or not (0 <= i < m and 0 <= j < m):
             raise ValueError(f"objectives must be two distinct indices below {m}, got {objectives}")
         pairs = [(i, j)]
-    if ax is None:
-        import matplotlib.pyplot as plt
-
-        cols = min(3, len(pairs))
-        rows = -(-len(pairs) // cols)
-        fig, grid = plt.subplots(rows, cols, figsize=(6.0 * cols, 4.0 * rows), squeeze=False)
-        axes = list(grid.ravel())
-        for extra in axes[len(pairs) :]:
-            extra.set_visible(False)
-    else:
-        fig, axes = ax.figure, [ax]
+    cols = min(3, len(pairs))
+    fig, axes = figure(ax, ncols=cols, nrows=-(-len(pairs) // cols))
+    for extra in axes[len(pairs) :]:
+        extra.set_visible(False)
     for (i, j), panel in zip(pairs, axes):
         _front_panel(panel, result, i, j)
     return fig
