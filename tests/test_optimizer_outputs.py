@@ -87,3 +87,6 @@ def test_a_result_prints_a_summary_of_its_run() -> None:
     never = iso.optimize(lambda x: {"f": float(x[0]), "c": 1.0}, BOX, objectives=["f"],
                          constraints=["c"], method="random", budget=2, seed=0)  # fmt: skip
     assert "best: none (no finite feasible value)" in repr(never)
+    some = iso.optimize(lambda x: {"f": float(x[0]), "c": float(x[1] - 0.5)}, BOX,
+                        objectives=["f"], constraints=["c"], method="random", budget=6, seed=0)  # fmt: skip
+    assert f"best feasible (minimize): fun = {some.fun:.6g}" in repr(some)

@@ -322,7 +322,10 @@ class Result:
         elif self.x is None:
             lines.append(f"  best: none (no finite{' feasible' * bool(o.constraints)} value)")
         else:
-            lines.append(f"  best ({self.direction}): fun = {self.fun:.6g} at x = {_shown(self.x)}")
+            best = "best feasible" if o.constraints else "best"
+            lines.append(
+                f"  {best} ({self.direction}): fun = {self.fun:.6g} at x = {_shown(self.x)}"
+            )
         if self.choice is not None:
             lines.append(f"  auto chose {self.choice.method}: {self.choice.rule}")
         lines.append(f"  study {self.study!r} in {self.storage!r}")
