@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from isoline.methods.registry import option_defaults
+from isoline.methods.registry import get_method, option_defaults
 from isoline.objective import Objective
 from isoline.optimizer import Optimizer, study_objective
 from isoline.progress import get_logger
@@ -37,6 +37,7 @@ __all__ = [
     "fingerprint",
     "package_versions",
     "replay",
+    "stored_choice",
     "stored_defaults",
 ]
 
@@ -350,3 +351,46 @@ def told_value(opt: Optimizer, t: Trial) -> Any:
     if t.outputs is None or len(t.outputs) != opt.objective.n_outputs:
         return np.full(opt.objective.n_outputs, np.nan)
     return t.outputs
+
+
+def stored_choice(
+    study: str, method: Any, options: Any, choice: Any, budget: int | None, dim: int
+) -> tuple[str, dict[str, Any]]:
+    """The method and options of a choice stored with ``study``, checked before a resume
+    uses them: the store may have been edited, and a resume must not be made to run an
+    unknown method or to allocate without bound.
+
+    The choice must name the study's method, a registered one; every option must be one
+    of that method's; and every whole-number option (a population, a sample count) must
+    not exceed the largest of the study's budget, 100 per dimension and ten times the
+    method's default for it. The method's own checks of its options run when the
+    optimizer is made from them.
+
+    Raises:
+        StoreError: the stored choice fails one of these checks.
+    """
+
+    def refuse(problem: str) -> StoreError:
+        return StoreError(f"study {study!r}: its stored auto choice is refused: {problem}")
+
+    if not (isinstance(choice, dict) and choice.get("method") == method):
+        raise refuse(f"it does not name the study's method {method!r}")
+    try:
+        get_method(method)
+        defaults = option_defaults(method)
+    except (TypeError, ValueError) as err:
+        raise refuse(str(err)) from None
+    if not isinstance(options, dict):
+        raise refuse(f"its options are {type(options).__name__}, not an object")
+    unknown = sorted(set(options) - set(defaults))
+    if unknown:
+        raise refuse(f"options {unknown} are not options of {method!r}")
+    for name, value in options.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            continue
+        default = defaults[name]
+        scale = default if isinstance(default, (int, float)) else 0
+        bound = max(budget or 0, 100 * dim, 10 * abs(scale))
+        if value == value and abs(value) > bound:  # NaN is left to the method's check
+            raise refuse(f"option {name}={value!r} exceeds {bound:g}")
+    return method, dict(options)

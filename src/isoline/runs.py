@@ -18,13 +18,20 @@ from typing import Any
 
 import numpy as np
 
-from isoline.auto import AUTO, stored_choice
+from isoline.auto import AUTO
 from isoline.methods.registry import option_defaults, resolve_name
 from isoline.objective import UNSET, Objective, Unset
 from isoline.optimizer import Optimizer, Result
 from isoline.parallel import ProcessPool, check_picklable, make_executor, shutdown_executor
 from isoline.progress import get_logger
-from isoline.resume import REPLAY_TOLERANCE, Settings, fingerprint, jsonable, stored_defaults
+from isoline.resume import (
+    REPLAY_TOLERANCE,
+    Settings,
+    fingerprint,
+    jsonable,
+    stored_choice,
+    stored_defaults,
+)
 from isoline.run_loop import ObjectiveError, Run
 from isoline.space import SearchSpace
 from isoline.store import Store, StoreError
