@@ -136,13 +136,6 @@ def _random_median(cells: list[tuple[str, int]], F: np.ndarray, labels: list[str
     return np.array([np.median(per_problem[p]) for p, _ in cells])
 
 
-def _auto_column(cfg: BenchConfig, F: np.ndarray) -> int | None:
-    """The column of the ``auto`` contender, if the config has one and it repeats another
-    contender's run in some cell (:func:`stand_in_column`)."""
-    names = [m.name for m in cfg.methods]
-    return stand_in_column(F, names.index("auto") if "auto" in names else None)
-
-
 def _auto_note(auto: int | None) -> str:
     """The sentence on how the auto contender is ranked, if it is a stand-in."""
     if auto is None:
@@ -311,7 +304,7 @@ def summary(args: argparse.Namespace) -> None:
     if not cells:
         raise SystemExit("no cell has a complete run of every contender yet")
     med = _random_median(cells, F, labels)
-    auto = _auto_column(cfg, F)
+    auto = stand_in_column(F, cfg.auto_index)
     lines = [
         f"# {cfg.name}: isoline against the field",
         "",

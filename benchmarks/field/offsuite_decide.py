@@ -27,7 +27,7 @@ from scipy import stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from field import TIME_REFERENCE, _auto_column, _cells, _contenders  # noqa: E402
+from field import TIME_REFERENCE, _cells, _contenders  # noqa: E402
 
 from isoline.bench.config import load_config  # noqa: E402
 from isoline.bench.ranks import cell_ranks, stand_in_ranks  # noqa: E402
@@ -53,7 +53,7 @@ def main(argv: list[str] | None = None) -> None:
     if len(cells) < args.need:
         print("incomplete: no decision")
         return
-    a = _auto_column(cfg, labels)
+    a = cfg.auto_index
     assert a is not None, "the config has no auto contender"
     others = [lab for j, lab in enumerate(labels) if j != a]
     G = np.delete(F, a, axis=1)

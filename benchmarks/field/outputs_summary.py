@@ -57,13 +57,6 @@ def _problems() -> object:
     return problem_of
 
 
-def _auto_column(cfg: BenchConfig, t: CellTable) -> int | None:
-    """The column of the ``auto`` contender if it repeats another contender's run in some
-    cell (:func:`stand_in_column`)."""
-    names = [m.name for m in cfg.methods]
-    return stand_in_column(t.stat, names.index("auto") if "auto" in names else None)
-
-
 def _rows(
     t: CellTable, runs: list[RunData], kind: str, auto: int | None
 ) -> list[dict[str, object]]:
@@ -138,7 +131,7 @@ def summarize(args: argparse.Namespace, cfg: BenchConfig, runs: list[RunData], k
                   "log10 regret against the lower of the known optimum and the best feasible "
                   "value in the cell; a run without a feasible point counts one decade above "
                   "the worst feasible run of its cell."]  # fmt: skip
-    auto = _auto_column(cfg, t)
+    auto = stand_in_column(t.stat, cfg.auto_index)
     lines += ["Rank 1 = best in a cell; interval: 95% percentile bootstrap over cells; p: paired "
               "one-sided Wilcoxon test of the best-ranked contender against each, "
               "Benjamini-Hochberg over the table; time: summed suggestion time over "

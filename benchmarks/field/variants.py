@@ -35,7 +35,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from field import (  # noqa: E402
     TIME_REFERENCE,
-    _auto_column,
     _cells,
     _contenders,
     _direction_note,
@@ -76,7 +75,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.base not in labels:
         raise SystemExit(f"no contender {args.base!r} (there are {labels})")
     base = labels.index(args.base)
-    auto = _auto_column(full, [m.label for m in full.methods])
+    auto = full.auto_index
     auto = None if auto is None or full.methods[auto].label not in labels else (
         labels.index(full.methods[auto].label)
     )  # fmt: skip

@@ -85,6 +85,12 @@ class BenchConfig:
     timeout: float | None = None
     direction: str = "minimize"
 
+    @property
+    def auto_index(self) -> int | None:
+        """The position of the ``auto`` contender in :attr:`methods`, if it has one."""
+        names = [m.name for m in self.methods]
+        return names.index("auto") if "auto" in names else None
+
     def runs(self) -> list[RunSpec]:
         """Every run, problems outermost so that early results cover all methods."""
         return [
