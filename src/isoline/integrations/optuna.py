@@ -80,7 +80,7 @@ except ImportError as err:  # pragma: no cover - exercised without the extra
         'isoline.integrations.optuna needs Optuna: pip install "isoline[optuna]"'
     ) from err
 
-__all__ = ["IsolineSampler"]
+__all__ = ["AUTO_ATTR", "IsolineSampler"]
 
 #: Optuna versions this bridge is tested with (major versions)
 TESTED_OPTUNA = (4, 5)
@@ -88,7 +88,7 @@ _FIXED = "fixed_params"
 _BATCH = "isoline:batch"
 _CLAIM = "isoline:claim"
 #: trial system attribute: what method="auto" chose for the trial's proposal
-_AUTO = "isoline:auto"
+AUTO_ATTR = "isoline:auto"
 #: trial system attribute Optuna keeps constraint values under: the whole tuple of a
 #: sampler's ``constraints_func`` under this key, each ``Trial.set_constraint(name, value)``
 #: under ``"constraints:<name>"``
@@ -312,7 +312,7 @@ class IsolineSampler(BaseSampler):
         choice = state.optimizer.choice
         if choice is not None:
             study._storage.set_trial_system_attr(
-                trial._trial_id, _AUTO, {"method": choice.method, "rule": choice.rule}
+                trial._trial_id, AUTO_ATTR, {"method": choice.method, "rule": choice.rule}
             )
         for queued in rest:
             study.enqueue_trial(queued, user_attrs={_BATCH: trial.number}, skip_if_exists=True)
