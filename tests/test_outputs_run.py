@@ -264,3 +264,23 @@ def test_a_resumed_run_shows_the_best_of_its_stored_evaluations_too(
     iso.optimize(lambda x: float(next(calls)), BOX, budget=3, **kw)  # type: ignore[arg-type]
     res = iso.optimize(lambda x: float(next(calls)), BOX, budget=6, **kw)  # type: ignore[arg-type]
     assert res.fun == 1.0 and bars[-1].best == 1.0
+
+
+def test_every_entry_point_takes_a_whole_objective_specification() -> None:
+    spec = iso.Objective("minimize", ["f"], ["c"])
+
+    def f(x: np.ndarray) -> dict[str, float]:
+        return {"f": float(x[0]), "c": 0.5 - float(x[0])}
+
+    via_optimize = iso.optimize(f, BOX, objective=spec, method="sobol", budget=6)
+    kws = ({"objective": spec}, {"direction": spec}, {"objectives": ["f"], "constraints": ["c"]})
+    for kw in kws:
+        res = iso.minimize(f, BOX, method="sobol", budget=6, **kw)  # type: ignore[arg-type]
+        assert res.output_names == ("f", "c")
+        np.testing.assert_array_equal(res.values, via_optimize.values)
+    with pytest.raises(ValueError, match="objective= or the direction keywords, not both"):
+        iso.optimize(f, BOX, objective=spec, direction="minimize", budget=3)
+    with pytest.raises(ValueError, match="minimizes one objective"):
+        iso.minimize(f, BOX, budget=3, objective=iso.Objective("maximize", ["f"], ["c"]))
+    with pytest.raises(ValueError, match="minimizes one objective"):
+        iso.minimize(f, BOX, budget=3, directions=["minimize", "minimize"])

@@ -182,18 +182,26 @@ class Objective:
         directions: str | Sequence[str] | Mapping[str, str] | None = None,
         objectives: Sequence[str] | None = None,
         constraints: Sequence[str] | None = None,
+        objective: Objective | None = None,
     ) -> Objective:
         """The specification of an entry point's keywords (``direction`` alone, or
         ``directions``/``objectives``/``constraints``; an :class:`Objective` may be given
-        as ``direction``).
+        as ``objective`` or as ``direction``).
 
         ``direction`` may be :data:`UNSET` (an entry point's default: not given); ``None``
         given explicitly is refused.
 
         Raises:
+            TypeError: ``objective`` is not an :class:`Objective`.
             ValueError: both ``direction`` and ``directions`` given, or an Objective with
                 other keywords.
         """
+        if objective is not None:
+            if not isinstance(objective, Objective):
+                raise TypeError(f"objective must be an isoline.Objective, got {objective!r}")
+            if not isinstance(direction, Unset) or directions or objectives or constraints:
+                raise ValueError("give objective= or the direction keywords, not both")
+            return objective
         if isinstance(direction, Unset):
             return cls(directions, objectives, constraints)
         if directions is not None:

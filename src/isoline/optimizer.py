@@ -85,13 +85,9 @@ class Optimizer:
             raise TypeError(f"space must be an isoline.Box or Space, got {type(space).__name__}")
         if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and seed > MAX_SEED:
             raise ValueError(f"seed must be <= 2**63 - 1, got {seed}")
-        if objective is not None:
-            if not isinstance(objective, Objective):
-                raise TypeError(f"objective must be an isoline.Objective, got {objective!r}")
-            if not isinstance(direction, Unset) or directions or objectives or constraints:
-                raise ValueError("give objective= or the direction keywords, not both")
-            direction = objective
-        self.objective = Objective.from_args(direction, directions, objectives, constraints)
+        self.objective = Objective.from_args(
+            direction, directions, objectives, constraints, objective
+        )
         self.space = space
         o = self.objective
         method, options, choice = resolve(method, space, batch_size, options, budget,

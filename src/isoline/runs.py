@@ -49,6 +49,7 @@ def optimize(
     directions: str | Sequence[str] | Mapping[str, str] | None = None,
     objectives: Sequence[str] | None = None,
     constraints: Sequence[str] | None = None,
+    objective: Objective | None = None,
     method: str = AUTO,
     budget: int = 50,
     seed: int = 0,
@@ -94,6 +95,8 @@ def optimize(
             row of outputs.
         constraints: names of mapping keys holding black-box constraints, feasible when
             ``<= 0`` (``Result.feasible``, ``Result.feasible_found``).
+        objective: the whole specification as one :class:`~isoline.objective.Objective`
+            (e.g. a benchmark problem's ``objective``), in place of the keywords above.
         method: registered method name; ``**options`` are its options. ``"auto"``
             (default) lets :func:`isoline.auto.choose` pick the method and its options from
             the space, ``budget``, ``batch_size`` and the option ``noisy`` (default
@@ -162,7 +165,7 @@ def optimize(
     handler is installed), the run stops as after Ctrl-C: worker processes are stopped,
     the store is closed, and the signal then ends the process as usual.
     """
-    objective = Objective.from_args(direction, directions, objectives, constraints)
+    objective = Objective.from_args(direction, directions, objectives, constraints, objective)
     if not callable(f):
         raise TypeError(f"f must be callable, got {type(f).__name__}")
     if not isinstance(space, SearchSpace):
@@ -283,11 +286,17 @@ def minimize(
 ) -> Result:
     """Minimize ``f`` over ``space``: :func:`optimize` with ``direction="minimize"``
     (the arguments, ``**kwargs`` included, are :func:`optimize`'s)."""
-    if Objective.of(kwargs.pop("direction", "minimize")).maximize:
-        raise ValueError("minimize() minimizes; call isoline.optimize(f, space, direction=...)")
+    keywords = ("direction", "directions", "objectives", "constraints", "objective")
+    spec = Objective.from_args(*(kwargs.pop(k, UNSET if k == "direction" else None)
+                                 for k in keywords))  # fmt: skip
+    if spec.n_objectives > 1 or spec.maximize:
+        raise ValueError(
+            "minimize() minimizes one objective; call isoline.optimize(f, space, direction=...) "
+            "or optimize(f, space, directions=[...]) for several"
+        )
     return optimize(f, space, method=method, budget=budget, seed=seed, batch_size=batch_size,
                     executor=executor, storage=storage, study=study, progress=progress,
-                    **kwargs)  # fmt: skip
+                    objective=spec, **kwargs)  # fmt: skip
 
 
 def _stored_choice(
