@@ -204,8 +204,13 @@ def test_cli_report_of_one_study(tmp_path: Path, capsys: Any) -> None:
     assert main(["report", db, "onr", "--out", str(out)]) == 2
     err = capsys.readouterr().err
     assert "no study 'onr'" in err and "did you mean 'one'" in err
+    assert main(["report", db, "--out", str(tmp_path / "only")]) == 0  # the store's one study
+    assert "report of study 'one' written to" in capsys.readouterr().out
+    assert (tmp_path / "only" / "summary.md").exists()
+    iso.minimize(lambda x: float(x[0]), iso.Box([0], [1]), "random", budget=2, storage=db,
+                 study="two")  # fmt: skip
     assert main(["report", db, "--out", str(out)]) == 2
-    assert "name the study to report" in capsys.readouterr().err
+    assert "holds 2 studies: name the study to report" in capsys.readouterr().err
     assert main(["report", db, "one", "--seeds", "0"]) == 2
     assert "--seeds and --problems select" in capsys.readouterr().err
 

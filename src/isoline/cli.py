@@ -204,9 +204,11 @@ def _study_report(args: argparse.Namespace) -> int:
     if args.study is None:
         with Store(args.target, create=False, readonly=True) as store:
             names = [s.name for s in store.studies()]
-        shown = ", ".join(map(repr, names[:5])) + (" ..." if len(names) > 5 else "")
-        raise ValueError(f"{args.target} is a store: name the study to report, "
-                         f"isoline report {args.target} STUDY (it holds {shown or 'no study'})")  # fmt: skip
+        if len(names) != 1:
+            shown = ", ".join(map(repr, names[:5])) + (" ..." if len(names) > 5 else "")
+            raise ValueError(f"{args.target} holds {len(names)} studies: name the study to "
+                             f"report, isoline report {args.target} STUDY ({shown or 'none'})")  # fmt: skip
+        args.study = names[0]
     if args.seeds is not None or args.problems is not None:
         raise ValueError("--seeds and --problems select the runs of a benchmark config, "
                          "not of one study")  # fmt: skip
@@ -407,7 +409,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     s.add_argument("target", metavar="STORE|CONFIG",
                    help="a store, followed by STUDY; or a benchmark YAML or TOML config")  # fmt: skip
-    s.add_argument("study", nargs="?", metavar="STUDY", help="the study of STORE to report")
+    s.add_argument("study", nargs="?", metavar="STUDY",
+                   help="the study of STORE to report (may be left out if STORE holds one)")  # fmt: skip
     s.add_argument("--storage", default="isoline.db", help="a config's store (default isoline.db)")
     s.add_argument("--out", default="report", help="report folder (default ./report)")
     s.add_argument("--seeds", help="report only these seeds, e.g. 0-5 or 0,2,7 (finished seeds "
