@@ -49,14 +49,15 @@ def test_the_specification_keywords() -> None:
         other = iso.Optimizer(BOX, directions=["minimize", "minimize"], **kw)
         assert other.choice is not None and other.method.mo_acquisition == "parego"
         assert other.choice.options == dict(iso.auto.OBJECTIVES_BATCH_OPTIONS)
-    con = iso.Optimizer(BOX, objective=spec)
-    assert con.choice is not None and con.choice.rule == "constraints below d 10"
-    assert con.choice.options == dict(iso.auto.CONSTRAINTS_OPTIONS)
-    assert con.method.start_at_best and con.method.ei == "logei"
-    assert con.choice.report == iso.auto.CONSTRAINTS_LEAN_REPORT
-    for other in (iso.Optimizer(iso.Box([0.0] * 10, [1.0] * 10), objective=spec),
-                  iso.Optimizer(BOX, objective=spec, batch_size=2)):  # fmt: skip
-        assert other.choice is not None and other.choice.rule == "constraints"
+    for con in (iso.Optimizer(BOX, objective=spec),
+                iso.Optimizer(iso.Box([0.0] * 30, [1.0] * 30), objective=spec)):  # fmt: skip
+        assert con.choice is not None and con.choice.rule == "constraints"
+        assert con.choice.options == dict(iso.auto.CONSTRAINTS_OPTIONS)
+        assert con.method.start_at_best and con.method.ei == "logei"
+        assert con.choice.report == iso.auto.CONSTRAINTS_LEAN_REPORT
+    for other in (iso.Optimizer(BOX, objective=spec, batch_size=2),
+                  iso.Optimizer(iso.Box([0.0] * 10, [1.0] * 10), objective=spec, batch_size=4)):  # fmt: skip
+        assert other.choice is not None and other.choice.rule == "constraints in batches"
         assert other.choice.options == {} and other.choice.report == iso.auto.CONSTRAINTS_REPORT
         assert other.choice.method == "gp-ei" and other.method.n_constraints == 1
 
