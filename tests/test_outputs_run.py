@@ -188,8 +188,12 @@ def test_the_study_summary_lists_the_front_or_the_best_feasible(tmp_path: Path) 
     text = write_study_report(res, tmp_path / "two").read_text()
     front = res.pareto_front()[1]
     assert "best value" not in text and "objectives: cost (minimize), gain (maximize)" in text
-    assert f"- Pareto front: {len(front)} evaluations" in text
-    assert f"- hypervolume: {res.hypervolume():.6g}" in text
+    assert len(front) > 1 and f"- Pareto front: {len(front)} evaluations" in text
+    ref = ", ".join(f"{v:.6g}" for v in res.reference_point)
+    assert (
+        f"- hypervolume: {res.hypervolume():.6g} against the inferred reference point [{ref}]"
+        in text
+    )
     assert f"- feasible: {int(res.feasible.sum())} of 10 evaluations" in text
     table = text.split("| trial | cost | gain |")[1].split("## Plots")[0]
     rows = [line for line in table.splitlines() if line.startswith("| ") and "---" not in line]
@@ -284,3 +288,15 @@ def test_every_entry_point_takes_a_whole_objective_specification() -> None:
         iso.minimize(f, BOX, budget=3, objective=iso.Objective("maximize", ["f"], ["c"]))
     with pytest.raises(ValueError, match="minimizes one objective"):
         iso.minimize(f, BOX, budget=3, directions=["minimize", "minimize"])
+
+
+def test_a_one_point_front_is_one_evaluation(tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    from isoline.visualization import write_study_report
+
+    def aligned(x: np.ndarray) -> list[float]:  # both objectives fall together: one front point
+        return [float(x[0]), 2.0 * float(x[0])]
+
+    res = iso.optimize(aligned, BOX, directions=["minimize", "minimize"], method="sobol", budget=6)
+    assert len(res.pareto_front()[1]) == 1
+    assert "- Pareto front: 1 evaluation\n" in write_study_report(res, tmp_path / "one").read_text()

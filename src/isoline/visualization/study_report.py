@@ -163,11 +163,12 @@ def _front(result: StudyResult, frame: Any, spec: Any) -> list[str]:
     if on_front.empty:
         return ["- Pareto front: none (no feasible evaluation)"]
     objectives = [f"values_{n}" for n in spec.names[: spec.n_objectives]]
-    lines = [f"- Pareto front: {len(on_front)} evaluations"]
+    k = len(on_front)
+    lines = [f"- Pareto front: {k} evaluation{'s' * (k != 1)}"]
     try:
         hv = result.hypervolume()  # type: ignore[attr-defined]
-        ref = np.asarray(result.reference_point).tolist()  # type: ignore[attr-defined]
-        lines.append(f"- hypervolume: {hv:.6g} against the inferred reference point {ref}")
+        ref = ", ".join(f"{v:.6g}" for v in np.asarray(result.reference_point))  # type: ignore[attr-defined]
+        lines.append(f"- hypervolume: {hv:.6g} against the inferred reference point [{ref}]")
     except (AttributeError, ValueError) as err:
         lines.append(f"- hypervolume: not computed ({err})")
     params = _params(result)
