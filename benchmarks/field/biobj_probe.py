@@ -1,0 +1,74 @@
+"""Which ingredient of auto's several-objective form loses on COCO's bbob-biobj cells.
+
+An exploratory probe, not a decision: on a few cells of the multi-objective suite (the
+suite's own seeds, which its R3 table has already reported), gp-ei is run in four forms
+that cross the acquisition (Knowles's ParEGO with one GP of the scalarization, against
+BoTorch's qLogNParEGO with one GP per objective) with the acquisition search (auto's lean
+search, against gp-ei's full one). It prints the method CPU and the hypervolume against
+the problem's reference point (0 when no evaluation dominates it) of each run.
+
+    python benchmarks/field/biobj_probe.py --cells biobj-f1-d10:0,1,2 biobj-f1-d5:0,1
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+import warnings
+from dataclasses import replace
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "src"))
+
+import isoline as iso  # noqa: E402
+from isoline.auto import OBJECTIVES_OPTIONS  # noqa: E402
+from isoline.bench.config import load_config  # noqa: E402
+from isoline.bench.runner import make_problem  # noqa: E402
+from isoline.threads import single_threaded  # noqa: E402
+
+CONFIG = ROOT / "benchmarks/field/multiobjective.yaml"
+_LEAN = {k: v for k, v in OBJECTIVES_OPTIONS.items() if k != "mo_acquisition"}
+#: the four forms: acquisition x search
+FORMS = {
+    "ParEGO-EI, lean search (auto)": dict(OBJECTIVES_OPTIONS),
+    "ParEGO-EI, full search": {"mo_acquisition": "parego-ei"},
+    "qLogNParEGO, lean search": {"mo_acquisition": "parego", **_LEAN},
+    "qLogNParEGO, full search": {"mo_acquisition": "parego"},
+}
+
+
+def run(label: str, seed: int, options: dict[str, object]) -> tuple[float, float]:
+    """(method CPU seconds, hypervolume) of one run of gp-ei with ``options``."""
+    spec = next(s for s in replace(load_config(CONFIG), seeds=[seed]).runs()
+                if s.problem.label == label)  # fmt: skip
+    problem = make_problem(spec)
+    t = time.process_time()
+    with single_threaded():
+        res = iso.optimize(problem, problem.space, objective=problem.objective,
+                           method="gp-ei", budget=spec.budget, seed=seed, **options)  # fmt: skip
+    cpu = time.process_time() - t
+    try:
+        return cpu, float(res.hypervolume(problem.ref_point))
+    except ValueError:  # no evaluation dominates the reference point
+        return cpu, 0.0
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    ap.add_argument("--cells", nargs="+", required=True, help="LABEL:SEED,SEED ...")
+    args = ap.parse_args()
+    warnings.simplefilter("ignore")
+    print("| cell | " + " | ".join(FORMS) + " |")
+    print("|---|" + "---|" * len(FORMS))
+    for cell in args.cells:
+        label, _, seeds = cell.partition(":")
+        for seed in map(int, seeds.split(",")):
+            out = [run(label, seed, dict(opts)) for opts in FORMS.values()]
+            row = " | ".join(f"{hv:.4g} ({cpu:.0f} s)" for cpu, hv in out)
+            print(f"| {label} seed {seed} | {row} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
