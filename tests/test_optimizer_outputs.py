@@ -44,7 +44,10 @@ def test_the_specification_keywords() -> None:
     assert opt.choice is not None and opt.choice.rule == "several objectives"
     assert opt.choice.options == dict(iso.auto.OBJECTIVES_OPTIONS)
     assert opt.method.n_objectives == 2 and opt.method.mo_acquisition == "parego-ei"
-    assert opt.method.num_restarts == iso.auto.TUNING_OPTIONS["num_restarts"]
+    plain = iso.Optimizer(BOX, "gp-ei", directions=["minimize", "minimize"],
+                          mo_acquisition="parego-ei").method  # fmt: skip
+    for name in ("num_restarts", "raw_samples", "acq_maxiter", "refit_growth", "fit_ftol"):
+        assert getattr(opt.method, name) == getattr(plain, name)  # gp-ei's own search and fit
     for kw in ({"batch_size": 4}, {"constraints": ["c"], "objectives": ["a", "b"]}):
         other = iso.Optimizer(BOX, directions=["minimize", "minimize"], **kw)
         assert other.choice is not None and other.method.mo_acquisition == "parego"
