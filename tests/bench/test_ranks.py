@@ -71,3 +71,6 @@ def test_a_column_is_a_stand_in_only_where_it_repeats_a_run():
     assert stand_in_column(F, 2) is None  # equal to no other entry of its rows
     assert stand_in_column(np.column_stack([F, [5.0, 2.0]]), 3) == 3  # repeats column 1 once
     assert stand_in_column(F, None) is None
+    # beside one contender only, a repeat is ranked as one more contender: one column alone
+    # has no ranks to stand in among
+    assert stand_in_column(np.array([[1.0, 1.0], [2.0, 3.0]]), 1) is None

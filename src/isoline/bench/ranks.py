@@ -67,10 +67,14 @@ def stand_in_column(F: np.ndarray, j: int | None) -> int | None:
     """``j`` if column ``j`` of ``F (cells, contenders)`` repeats another column's value in
     at least one cell (an automatic choice that ran one of the contenders with the same
     seed), so that it is ranked as a stand-in (:func:`stand_in_ranks`); ``None`` if it
-    repeats none, so that it is ranked as one more contender."""
+    repeats none, or if ``F`` has one other column only (a stand-in is ranked among the
+    others, and one contender alone has no ranks), so that it is ranked as one more
+    contender."""
     if j is None:
         return None
     F = _table(F)
+    if F.shape[1] < 3:
+        return None
     rest = np.delete(F, j, axis=1)
     return j if bool((rest == F[:, [j]]).any()) else None
 

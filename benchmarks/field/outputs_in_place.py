@@ -1,0 +1,75 @@
+"""A several-objective contender ranked in another's place on a suite's committed finals.
+
+For the multi-objective suites, whose summaries (``field.py summary``) commit each run's
+hypervolume (``shown`` in ``finals.npz``): the hypervolumes of ``--variant`` from a second
+summary's ``finals.npz`` (the same cells, run later) replace those of ``--base`` in the
+suite's, and every contender is ranked by hypervolume in each cell (rank 1 = largest; the
+rank the suite's log hypervolume difference gives, ties at the floor kept). Prints the mean
+rank of each contender with a 95% bootstrap interval over cells, and the variant's paired
+counts and one-sided Wilcoxon tests against the base and the first of the others. The
+random-search columns of both files are checked to be equal on every cell (the same
+seeded runs), so that the cells are known to match::
+
+    python benchmarks/field/outputs_in_place.py \
+        --suite benchmarks/results/field/multiobjective/finals.npz \
+        --later benchmarks/results/field/multiobjective/auto_now/botorch/finals.npz \
+        --base 'isoline auto' --variant 'auto now'
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+from scipy import stats
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))
+
+from isoline.bench.ranks import mean_interval  # noqa: E402
+
+
+def _load(path: str) -> tuple[list[str], list[str], np.ndarray]:
+    with np.load(path) as f:
+        return [str(x) for x in f["labels"]], [str(c) for c in f["cells"]], np.array(f["shown"])
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    ap.add_argument("--suite", required=True, help="the suite's finals.npz (the base in it)")
+    ap.add_argument("--later", required=True, help="finals.npz holding the variant")
+    ap.add_argument("--base", required=True)
+    ap.add_argument("--variant", required=True)
+    args = ap.parse_args(argv)
+    labels, cells, H = _load(args.suite)
+    later_labels, later_cells, G = _load(args.later)
+    row = {c: i for i, c in enumerate(later_cells)}
+    if set(cells) - set(row):
+        raise SystemExit(f"{args.later} lacks cells {sorted(set(cells) - set(row))[:5]}")
+    G = G[[row[c] for c in cells]]
+    r_old, r_new = labels.index("random"), later_labels.index("random")
+    if not np.array_equal(H[:, r_old], G[:, r_new]):
+        raise SystemExit("the random-search runs differ: the cells are not the same")
+    b = labels.index(args.base)
+    H = H.copy()
+    old, H[:, b] = H[:, b].copy(), G[:, later_labels.index(args.variant)]
+    ranks = stats.rankdata(-H, axis=1)
+    mean, lo, hi = mean_interval(ranks)
+    print(
+        f"{len(cells)} cells; {args.variant!r} in {args.base!r}'s place; rank 1 = largest hypervolume"
+    )
+    print("| contender | mean rank [95% CI] |\n|---|---|")
+    for j in np.argsort(mean):
+        name = args.variant if j == b else labels[j]
+        print(f"| {name} | {mean[j]:.2f} [{lo[j]:.2f}, {hi[j]:.2f}] |")
+    first = min((j for j in range(len(labels)) if j != b), key=lambda j: mean[j])
+    for other, name in ((old, f"{args.base} (the earlier runs)"), (H[:, first], labels[first])):
+        up, down = int((H[:, b] > other).sum()), int((H[:, b] < other).sum())
+        p = stats.wilcoxon(H[:, b], other, alternative="greater").pvalue if up + down else np.nan
+        print(f"{args.variant} against {name}: larger in {up}, smaller in {down}; "
+              f"one-sided Wilcoxon (larger) p = {p:.3g}")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
