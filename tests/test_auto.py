@@ -273,3 +273,11 @@ def test_cli_methods_lists_the_rules(capsys):
     out = capsys.readouterr().out
     for r in auto.RULES:
         assert f"{r.name} -> {r.method}" in out and r.report in out
+
+
+def test_every_named_report_of_auto_exists():
+    root = Path(__file__).resolve().parents[1]
+    reports = {k: v for k, v in vars(auto).items() if k.endswith("_REPORT")}
+    assert {"OBJECTIVES_LEAN_REPORT", "CONSTRAINTS_HIGH_DIM_REPORT"} <= set(reports)
+    for name, path in reports.items():
+        assert path.startswith("benchmarks/results/") and (root / path).is_file(), name
