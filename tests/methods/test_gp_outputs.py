@@ -20,8 +20,10 @@ from isoline.methods.gp_outputs import (
     hypervolume_ei,
     impute_outputs,
     mo_acquisition,
+    model_outputs,
     parego_scalarized,
     reference_point,
+    winsorized,
 )
 from isoline.methods.registry import make_method
 
@@ -265,3 +267,39 @@ def test_objectives_of_huge_scale_propose_a_point(form: str, constrained: bool) 
     assert np.all(np.isfinite(proposed[0])) and proposed[0].shape == (1, 2)
     if form != "ehvi-analytic":
         np.testing.assert_allclose(proposed[0], proposed[1], atol=1e-4)
+
+
+def test_winsorizing_clips_objectives_above_their_tukey_fence_only() -> None:
+    Y = np.array([[1.0, 5.0, 9.0], [2.0, 6.0, 1e6], [3.0, 7.0, 3.0], [4.0, 8.0, 2.0],
+                  [1e9, 1e9, 4.0]])  # fmt: skip
+    W = winsorized(Y, 2)
+    # objective 0: q1 = 2, q3 = 4 (lower/higher percentiles), fence 4 + 1.5 * 2 = 7
+    np.testing.assert_array_equal(W[:, 0], [1.0, 2.0, 3.0, 4.0, 7.0])
+    np.testing.assert_array_equal(W[:, 1], [5.0, 6.0, 7.0, 8.0, 11.0])  # 8 + 1.5 * 2
+    np.testing.assert_array_equal(W[:, 2], Y[:, 2])  # a constraint column is left alone
+    assert Y[4, 0] == 1e9  # the input is not changed
+    Y[1, 0] = np.nan
+    np.testing.assert_array_equal(model_outputs(Y, 2), impute_outputs(Y, 2))
+    np.testing.assert_array_equal(model_outputs(Y, 2, winsorize=True),
+                                  winsorized(impute_outputs(Y, 2), 2))  # fmt: skip
+    np.testing.assert_array_equal(model_outputs(Y[:, :2], 1, winsorize=True),
+                                  impute_outputs(Y[:, :2], 1))  # fmt: skip
+
+
+def test_gp_ei_winsorize_changes_what_the_models_see_not_the_values() -> None:
+    def heavy(X: np.ndarray) -> np.ndarray:  # BraninCurrin with rare huge values
+        Y = branin_currin(X)
+        return np.where(X[:, :1] > 0.9, Y * 1e6, Y)
+
+    kw = dict(n_objectives=2, mo_acquisition="parego-ei", **CHEAP)
+    plain = run("gp-ei", heavy, 3, 10, **kw)
+    clipped = run("gp-ei", heavy, 3, 10, winsorize=True, **kw)
+    np.testing.assert_array_equal(plain[:4], clipped[:4])  # the same initial design
+    assert not np.array_equal(plain, clipped)
+    assert plain.max() > 1e6 and clipped.max() > 1e6  # the values are stored unclipped
+    with pytest.raises(TypeError, match="winsorize"):
+        make_method("gp-ei", 2, winsorize="yes")
+    from isoline.methods.registry import settled_options
+
+    assert "winsorize" not in settled_options("gp-ei", {"winsorize": True}, 1, 1)
+    assert settled_options("gp-ei", {"winsorize": True}, 2, 1)["winsorize"] is True

@@ -41,8 +41,8 @@ from isoline.methods.gp_outputs import (
     hypervolume_ei,
     hypervolume_log_ei,
     hypervolume_log_nei,
-    impute_outputs,
     mo_acquisition,
+    model_outputs,
     parego_log_nei,
     parego_scalarized,
     settled_mo_acquisition,
@@ -126,6 +126,8 @@ class _GPMethod(Method):
     family = "GP BO"
     #: the space whose conditional parameters the GP's arc kernel compares (gp-ei's ``inactive``)
     _arc: Space | None = None
+    #: whether the models see several objectives winsorized (gp-ei's ``winsorize``)
+    winsorize = False
 
     def __init__(
         self,
@@ -184,10 +186,10 @@ class _GPMethod(Method):
         return gp, y
 
     def _fit_outputs(self) -> tuple[OutputGPs, np.ndarray]:
-        """The GPs of the columns of :attr:`Y` (failures imputed, :func:`impute_outputs`)
+        """The GPs of the columns of :attr:`Y` (as :func:`model_outputs` gives them)
         on the evaluated points, fitted together (:func:`~isoline.models.outputs.fit_gps`)
-        when :meth:`_fit` would fit one; returns them and the imputed ``Y``."""
-        X, Y = self.X, impute_outputs(self.Y, self.n_objectives)
+        when :meth:`_fit` would fit one; returns them and that ``Y``."""
+        X, Y = self.X, model_outputs(self.Y, self.n_objectives, self.winsorize)
         due = self._refit_due(len(X))
         gps, self._outputs_state, fitted = self._fit_with(
             self._fit_gps, X, Y, due, self._outputs_state
@@ -338,6 +340,9 @@ class GPEI(_GPMethod):
             unchanged, so the variance there shrinks, and the analytic log EI picks the
             next point, one at a time; Optuna's GPSampler treats running trials so.
             ``False`` (default): the MC forms above.
+        winsorize: with several objectives, the models see each objective clipped at its
+            upper Tukey fence (:func:`~isoline.methods.gp_outputs.winsorized`, as Ax's
+            default transform); the stored and reported values are unchanged.
         inactive: on a space with conditions, how the GP treats inactive parameters:
             ``"impute"`` (default): the constant of their encoding (:mod:`isoline.conditions`);
             ``"arc"``: the arc kernel of Swersky et al. (:mod:`isoline.models.arc`), which
@@ -362,6 +367,7 @@ class GPEI(_GPMethod):
         ei: str = "qlogei",
         believer: bool = False,
         inactive: str = "impute",
+        winsorize: bool = False,
         **options: Any,
     ) -> None:
         super().__init__(dim, kernel=kernel, priors=priors, **options)
@@ -371,6 +377,7 @@ class GPEI(_GPMethod):
         if self.believer and self.ei != "logei":
             raise ValueError("believer=True picks points by the analytic log EI: set ei='logei'")
         self.inactive = check_choice(inactive, "inactive", INACTIVE)
+        self.winsorize = check_bool(winsorize, "winsorize")
         if self.inactive == "arc":
             if self.space is None or not self.space.conditions:
                 raise ValueError(
@@ -383,9 +390,10 @@ class GPEI(_GPMethod):
         cls, options: dict[str, Any], n_objectives: int, batch_size: int
     ) -> dict[str, Any]:
         out = super().settled_options(options, n_objectives, batch_size)
-        choice = out.pop("mo_acquisition")
+        choice, winsorize = out.pop("mo_acquisition"), out.pop("winsorize")
         if n_objectives > 1:
             out["mo_acquisition"] = settled_mo_acquisition(choice, n_objectives, batch_size)
+            out["winsorize"] = winsorize
         return out
 
     def propose(self, q: int) -> np.ndarray:
@@ -427,7 +435,7 @@ class GPEI(_GPMethod):
         form = mo_acquisition(self.mo_acquisition, k, q)
         with self.torch_rng(), handled_fallbacks():
             if k > 1 and alone and form == "parego-ei":
-                gp, y = self._fit(parego_scalarized(impute_outputs(self.Y, k), k))
+                gp, y = self._fit(parego_scalarized(model_outputs(self.Y, k, self.winsorize), k))
                 ei = RelativeFloorLogEI(gp.model, best_f=float(y.min()), maximize=False)
                 return self._maximize(ei, q)
             gps, Y = self._fit_outputs()

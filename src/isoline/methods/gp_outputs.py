@@ -119,10 +119,12 @@ __all__ = [
     "impute_outputs",
     "keep_pytorch_ehvi",
     "mo_acquisition",
+    "model_outputs",
     "settled_mo_acquisition",
     "parego_log_nei",
     "parego_scalarized",
     "reference_point",
+    "winsorized",
 ]
 
 DTYPE = torch.float64
@@ -155,6 +157,28 @@ def impute_outputs(Y: np.ndarray, n_objectives: int) -> np.ndarray:
             fill = worst if worst > 0.0 else max(spread, 1.0)
         Y[~ok, j] = fill
     return Y
+
+
+def winsorized(Y: np.ndarray, n_objectives: int) -> np.ndarray:
+    """``Y (n, m)`` with each objective column (minimized) clipped at its upper Tukey fence,
+    ``q3 + 1.5 (q3 - q1)`` of its values (Tukey, "Exploratory data analysis",
+    Addison-Wesley 1977), as Ax's default ``Winsorize`` outcome transform does for an
+    objective without a threshold: values far worse than the bulk stop dominating the
+    models' scale. Constraint columns are returned unchanged. ``Y`` must be finite
+    (:func:`impute_outputs` first)."""
+    Y = np.array(Y, dtype=float)
+    for j in range(n_objectives):
+        q1 = np.percentile(Y[:, j], 25, method="lower")
+        q3 = np.percentile(Y[:, j], 75, method="higher")
+        Y[:, j] = np.minimum(Y[:, j], q3 + 1.5 * (q3 - q1))
+    return Y
+
+
+def model_outputs(Y: np.ndarray, n_objectives: int, winsorize: bool = False) -> np.ndarray:
+    """``Y (n, m)`` as the models see it: :func:`impute_outputs`, then, with several
+    objectives and ``winsorize``, :func:`winsorized`."""
+    Y = impute_outputs(Y, n_objectives)
+    return winsorized(Y, n_objectives) if winsorize and n_objectives > 1 else Y
 
 
 def _constraints(n_objectives: int, n_constraints: int) -> list[Callable[..., torch.Tensor]]:
