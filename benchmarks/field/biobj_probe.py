@@ -3,16 +3,19 @@
 An exploratory probe, not a decision: on a few cells of the multi-objective suite (the
 suite's own seeds, which its R3 table has already reported), gp-ei is run in four forms
 that cross the acquisition (Knowles's ParEGO with one GP of the scalarization, against
-BoTorch's qLogNParEGO with one GP per objective) with the acquisition search (auto's lean
-search, against gp-ei's full one). It prints the method CPU and the hypervolume against
+BoTorch's qLogNParEGO with one GP per objective) with the acquisition search (the lean
+search auto ran then, against gp-ei's full one), and in a fifth, ParEGO with the full
+search and the objectives winsorized (gp-ei's ``winsorize``). It prints the method CPU and the hypervolume against
 the problem's reference point (0 when no evaluation dominates it) of each run.
 
     python benchmarks/field/biobj_probe.py --cells biobj-f1-d10:0,1,2 biobj-f1-d5:0,1
+    python benchmarks/field/biobj_probe.py --cells biobj-f46-d2:0,1,2 --forms 'full search'
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import time
 import warnings
@@ -32,10 +35,11 @@ CONFIG = ROOT / "benchmarks/field/multiobjective.yaml"
 _LEAN = {k: v for k, v in OBJECTIVES_OPTIONS.items() if k != "mo_acquisition"}
 #: the four forms: acquisition x search
 FORMS = {
-    "ParEGO-EI, lean search (auto)": dict(OBJECTIVES_OPTIONS),
+    "ParEGO-EI, lean search": dict(OBJECTIVES_OPTIONS),
     "ParEGO-EI, full search": {"mo_acquisition": "parego-ei"},
     "qLogNParEGO, lean search": {"mo_acquisition": "parego", **_LEAN},
     "qLogNParEGO, full search": {"mo_acquisition": "parego"},
+    "ParEGO-EI, full search, winsorized": {"mo_acquisition": "parego-ei", "winsorize": True},
 }
 
 
@@ -58,14 +62,16 @@ def run(label: str, seed: int, options: dict[str, object]) -> tuple[float, float
 def main() -> None:
     ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     ap.add_argument("--cells", nargs="+", required=True, help="LABEL:SEED,SEED ...")
+    ap.add_argument("--forms", default="", help="regular expression: only the forms it finds")
     args = ap.parse_args()
     warnings.simplefilter("ignore")
-    print("| cell | " + " | ".join(FORMS) + " |")
-    print("|---|" + "---|" * len(FORMS))
+    forms = {k: v for k, v in FORMS.items() if re.search(args.forms, k)}
+    print("| cell | " + " | ".join(forms) + " |")
+    print("|---|" + "---|" * len(forms))
     for cell in args.cells:
         label, _, seeds = cell.partition(":")
         for seed in map(int, seeds.split(",")):
-            out = [run(label, seed, dict(opts)) for opts in FORMS.values()]
+            out = [run(label, seed, dict(opts)) for opts in forms.values()]
             row = " | ".join(f"{hv:.4g} ({cpu:.0f} s)" for cpu, hv in out)
             print(f"| {label} seed {seed} | {row} |", flush=True)
 
