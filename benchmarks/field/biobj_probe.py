@@ -19,7 +19,6 @@ import re
 import sys
 import time
 import warnings
-from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -45,8 +44,7 @@ FORMS = {
 
 def run(label: str, seed: int, options: dict[str, object]) -> tuple[float, float]:
     """(method CPU seconds, hypervolume) of one run of gp-ei with ``options``."""
-    spec = next(s for s in replace(load_config(CONFIG), seeds=[seed]).runs()
-                if s.problem.label == label)  # fmt: skip
+    spec = load_config(CONFIG).run_of(label, seed)
     problem = make_problem(spec)
     t = time.process_time()
     with single_threaded():

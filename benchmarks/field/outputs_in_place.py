@@ -27,7 +27,7 @@ from scipy import stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))
 
-from isoline.bench.ranks import mean_interval  # noqa: E402
+from isoline.bench.ranks import cell_ranks, mean_interval  # noqa: E402
 
 
 def _load(path: str) -> tuple[list[str], list[str], np.ndarray]:
@@ -54,7 +54,7 @@ def main(argv: list[str] | None = None) -> None:
     b = labels.index(args.base)
     H = H.copy()
     old, H[:, b] = H[:, b].copy(), G[:, later_labels.index(args.variant)]
-    ranks = stats.rankdata(-H, axis=1)
+    ranks = cell_ranks(-H)  # rank 1 = the largest hypervolume
     mean, lo, hi = mean_interval(ranks)
     print(
         f"{len(cells)} cells; {args.variant!r} in {args.base!r}'s place; rank 1 = largest hypervolume"

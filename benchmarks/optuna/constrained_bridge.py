@@ -44,7 +44,6 @@ import sys
 import time
 import warnings
 from collections import defaultdict
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -72,8 +71,7 @@ SAMPLERS = ("isoline", "gp")
 def _spec(label: str, seed: int) -> Any:
     """The suite's run spec of ``label`` with ``seed`` (its problem options and budget);
     ``seed`` need not be among the suite's seeds."""
-    config = replace(load_config(CONFIG), seeds=[seed])
-    return next(s for s in config.runs() if s.problem.label == label)
+    return load_config(CONFIG).run_of(label, seed)
 
 
 def _auto_rules(study: optuna.Study) -> list[str]:

@@ -286,9 +286,11 @@ def minimize(
 ) -> Result:
     """Minimize ``f`` over ``space``: :func:`optimize` with ``direction="minimize"``
     (the arguments, ``**kwargs`` included, are :func:`optimize`'s)."""
-    keywords = ("direction", "directions", "objectives", "constraints", "objective")
-    spec = Objective.from_args(*(kwargs.pop(k, UNSET if k == "direction" else None)
-                                 for k in keywords))  # fmt: skip
+    spec = Objective.from_args(
+        kwargs.pop("direction", UNSET), kwargs.pop("directions", None),
+        kwargs.pop("objectives", None), kwargs.pop("constraints", None),
+        kwargs.pop("objective", None),
+    )  # fmt: skip
     if spec.n_objectives > 1 or spec.maximize:
         raise ValueError(
             "minimize() minimizes one objective; call isoline.optimize(f, space, direction=...) "

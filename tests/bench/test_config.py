@@ -100,3 +100,20 @@ def test_an_error_every_problem_gives_a_method_is_listed_once() -> None:
 
     (line,) = run_errors(cfg)
     assert line.startswith("methods[0] 'cma-es': sigma0 must be")
+
+
+def test_run_of_takes_a_problem_of_the_config_with_any_seed() -> None:
+    cfg = parse_config({
+        "name": "c", "budget": 9, "seeds": [0, 1], "methods": ["random", "sobol"],
+        "problems": [{"name": "levy", "dim": 2, "label": "s2"},
+                     {"name": "levy", "dim": 3, "budget": 12, "label": "s3"}],
+    })  # fmt: skip
+    spec = cfg.run_of("s3", 40)  # a seed the config does not list
+    assert (spec.problem.label, spec.seed, spec.budget, spec.method.name) == (
+        "s3",
+        40,
+        12,
+        "random",
+    )
+    with pytest.raises(ValueError, match="no problem 's4'"):
+        cfg.run_of("s4", 0)

@@ -109,6 +109,15 @@ class BenchConfig:
             for m in self.methods
         ]
 
+    def run_of(self, label: str, seed: int) -> RunSpec:
+        """The first run of problem ``label`` (its options and budget) with ``seed``, which
+        need not be one of the config's seeds: for scripts that reuse a suite's problems on
+        fresh seeds."""
+        for spec in replace(self, seeds=[seed]).runs():
+            if spec.problem.label == label:
+                return spec
+        raise ValueError(f"{self.name}: no problem {label!r}")
+
     def subset(self, seeds: str | None = None, problems: str | None = None) -> BenchConfig:
         """This config restricted to some seeds and problems (e.g. the finished part of a run).
 
