@@ -25,16 +25,19 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "src"))
 
 import isoline as iso  # noqa: E402
-from isoline.auto import OBJECTIVES_OPTIONS  # noqa: E402
+from isoline.auto import TUNING_OPTIONS  # noqa: E402
 from isoline.bench.config import load_config  # noqa: E402
 from isoline.bench.runner import make_problem  # noqa: E402
 from isoline.threads import single_threaded  # noqa: E402
 
 CONFIG = ROOT / "benchmarks/field/multiobjective.yaml"
-_LEAN = {k: v for k, v in OBJECTIVES_OPTIONS.items() if k != "mo_acquisition"}
-#: the four forms: acquisition x search
+#: the lean search and refit of auto's tuning options, which auto's several-objective form
+#: used when the probe was made
+_LEAN = {k: TUNING_OPTIONS[k]
+         for k in ("refit_growth", "fit_ftol", "acq_maxiter", "raw_samples", "num_restarts")}  # fmt: skip
+#: the four forms (acquisition x search), then the winsorized one
 FORMS = {
-    "ParEGO-EI, lean search": dict(OBJECTIVES_OPTIONS),
+    "ParEGO-EI, lean search": {"mo_acquisition": "parego-ei", **_LEAN},
     "ParEGO-EI, full search": {"mo_acquisition": "parego-ei"},
     "qLogNParEGO, lean search": {"mo_acquisition": "parego", **_LEAN},
     "qLogNParEGO, full search": {"mo_acquisition": "parego"},

@@ -18,6 +18,7 @@ also prints the counts of each problem (a cell is named ``problem/seedN``); with
 (0 = the best value of any contender in the file's cell, 1 = random search's median on the
 problem; cells where random's median is the best value and a contender missed it are
 left out), which says how far apart they are where the counts say only which is lower.
+``--problems RE`` keeps only the cells whose problem label matches the regular expression.
 """
 
 from __future__ import annotations
@@ -48,6 +49,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--rename", action="append", default=[], help="LABEL=PAIR_LABEL")
     ap.add_argument("--by-problem", action="store_true", help="counts per problem too")
     ap.add_argument("--scores", action="store_true", help="with --by-problem: mean scores")
+    ap.add_argument("--problems", default=None, metavar="RE",
+                    help="only the cells whose problem label matches RE")  # fmt: skip
     args = ap.parse_args(argv)
     if args.scores and (args.suite or not args.by_problem):
         ap.error("--scores needs --by-problem and --finals only (no --suite)")
@@ -60,6 +63,8 @@ def main(argv: list[str] | None = None) -> None:
         with np.load(path) as f:
             labels, cells = [str(x) for x in f["labels"]], [str(c) for c in f["cells"]]
             F = f["F"] if "F" in f.files else f["stat"]  # outputs_summary.py: the tests' value
+        kept = _matching([c.rsplit("/", 1)[0] for c in cells], args.problems)
+        cells, F = [cells[i] for i in kept], F[kept]
         col = {rename.get(lab, lab): j for j, lab in enumerate(labels)}
         missing = [x for x in args.pair if x not in col]
         if missing:
@@ -83,6 +88,8 @@ def main(argv: list[str] | None = None) -> None:
         pattern = "^(" + "|".join(re.escape(x) for x in sorted(wanted | {"random"})) + ")$"
         cfg = _contenders(cfg, pattern)
         labels, cells, F, _ = _cells(cfg, collect(cfg, store))
+        kept = _matching([p for p, _ in cells], args.problems)
+        cells, F = [cells[i] for i in kept], F[kept]
         col = {rename.get(lab, lab): j for j, lab in enumerate(labels)}
         pairs = F[:, [col[first], col[second]]]
         pooled.append(pairs)
@@ -90,6 +97,11 @@ def main(argv: list[str] | None = None) -> None:
         if args.by_problem:
             _print_problems([f"{p}/seed{s}" for p, s in cells], pairs, first)
     _print("pooled", np.vstack(pooled), first)
+
+
+def _matching(problems: list[str], pattern: str | None) -> list[int]:
+    """Indices of the ``problems`` that match ``pattern`` (all of them when ``None``)."""
+    return [i for i, p in enumerate(problems) if pattern is None or re.search(pattern, p)]
 
 
 def _print(name: str, pairs: np.ndarray, first: str) -> None:
