@@ -300,3 +300,24 @@ def test_a_one_point_front_is_one_evaluation(tmp_path: Path) -> None:
     res = iso.optimize(aligned, BOX, directions=["minimize", "minimize"], method="sobol", budget=6)
     assert len(res.pareto_front()[1]) == 1
     assert "- Pareto front: 1 evaluation\n" in write_study_report(res, tmp_path / "one").read_text()
+
+
+def _two(x: np.ndarray) -> list[float]:
+    return [float(np.sum(x**2)), float(np.sum((x - 1.0) ** 2))]
+
+
+def test_auto_starts_several_objectives_at_the_centre_and_resumes_with_it(tmp_path) -> None:
+    box = iso.Box([-1.0, 0.0], [3.0, 2.0])
+    two = ["minimize", "minimize"]
+    opt = iso.Optimizer(box, directions=two, seed=0)
+    assert opt.design == {"n_init": None, "init": "centre"}
+    np.testing.assert_array_equal(opt.ask()[0], [1.0, 1.0])
+    given = iso.Optimizer(box, directions=two, seed=0, init="sobol")  # the user's wins
+    assert given.design["init"] == "sobol" and not np.allclose(given.ask()[0], [1.0, 1.0])
+    db = str(tmp_path / "runs.db")
+    first = iso.optimize(_two, box, directions=two, budget=2, seed=1, storage=db, study="s")
+    longer = iso.optimize(_two, box, directions=two, budget=8, seed=1, storage=db, study="s")
+    np.testing.assert_array_equal(longer.x_iters[:2], first.x_iters)  # within the design
+    straight = iso.optimize(_two, box, method="gp-ei", directions=two, budget=8, seed=1,
+                            **dict(iso.auto.OBJECTIVES_OPTIONS))  # fmt: skip
+    np.testing.assert_array_equal(longer.x_iters, straight.x_iters)

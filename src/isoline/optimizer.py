@@ -22,6 +22,18 @@ __all__ = ["Optimizer", "Result"]
 
 #: largest seed a study can record (SQLite integers are signed 64-bit)
 MAX_SEED = 2**63 - 1
+#: the initial design's settings, common to every method; a choice of ``"auto"`` may set them
+DESIGN_KEYS = ("n_init", "init")
+
+
+def take_design(
+    options: dict[str, Any], n_init: int | None, init: str | None
+) -> tuple[int | None, str | None]:
+    """The initial design's ``(n_init, init)``: those given, else those in ``options`` (a
+    choice of ``"auto"``'s, or a stored study's), which are removed from ``options``."""
+    chosen = {k: options.pop(k, None) for k in DESIGN_KEYS}
+    return (chosen["n_init"] if n_init is None else n_init,
+            chosen["init"] if init is None else init)  # fmt: skip
 
 
 class Optimizer:
@@ -37,8 +49,9 @@ class Optimizer:
             ``False``); :attr:`choice` says what it chose and why.
         seed: seed of every random choice; the same seed gives the same points.
         batch_size: points per :meth:`ask`.
-        n_init: initial-design size (method default if ``None``).
-        init: initial design, ``"sobol"``, ``"random"`` or ``"lattice"``.
+        n_init: initial-design size (``None``: auto's choice, else the method default).
+        init: initial design, ``"sobol"``, ``"random"``, ``"lattice"`` or ``"centre"``
+            (``None``: auto's choice, else the method default).
         direction: ``"minimize"`` (default) or ``"maximize"`` the told values (or an
             :class:`~isoline.objective.Objective`); :meth:`tell`, :attr:`best` and
             :attr:`history` are in this direction.
@@ -56,6 +69,8 @@ class Optimizer:
     Attributes:
         method_name: the method that proposes (auto's choice for ``"auto"``).
         options: that method's options.
+        design: the initial design's ``n_init`` and ``init`` in effect (``None``: the
+            method default), given or chosen by ``"auto"``.
         choice: the :class:`~isoline.auto.Choice` of ``"auto"``, else ``None``.
         objective: the :class:`~isoline.objective.Objective` (its direction).
 
@@ -94,9 +109,11 @@ class Optimizer:
                                           o.n_objectives, o.n_constraints)  # fmt: skip
         if budget is not None and getattr(get_method(method), "takes_budget", False):
             options.setdefault("budget", budget)
+        n_init, init = take_design(options, n_init, init)
         self.choice: Choice | None = choice
         self.method_name = method
         self.options = dict(options)
+        self.design: dict[str, Any] = {"n_init": n_init, "init": init}
         self.method = make_method(method, space.dim, seed=seed, batch_size=batch_size,
                                   n_init=n_init, init=init, space=space.method_space,
                                   n_objectives=o.n_objectives, n_constraints=o.n_constraints,

@@ -20,7 +20,7 @@ import numpy as np
 
 from isoline.methods.registry import get_method, option_defaults
 from isoline.objective import Objective
-from isoline.optimizer import Optimizer, study_objective
+from isoline.optimizer import DESIGN_KEYS, Optimizer, study_objective
 from isoline.progress import get_logger
 from isoline.space import SearchSpace
 from isoline.store import RESUME_FORMATS, Store, StoreError, StudyRecord, Trial
@@ -361,7 +361,7 @@ def stored_choice(
     unknown method or to allocate without bound.
 
     The choice must name the study's method, a registered one; every option must be one
-    of that method's; and every whole-number option (a population, a sample count) must
+    of that method's or of the initial design's (``n_init``, ``init``); and every whole-number option (a population, a sample count) must
     not exceed the largest of the study's budget, 100 per dimension and ten times the
     method's default for it. The method's own checks of its options run when the
     optimizer is made from them.
@@ -382,6 +382,7 @@ def stored_choice(
         raise refuse(str(err)) from None
     if not isinstance(options, dict):
         raise refuse(f"its options are {type(options).__name__}, not an object")
+    defaults = {**dict.fromkeys(DESIGN_KEYS), **defaults}  # the design's, common to all
     unknown = sorted(set(options) - set(defaults))
     if unknown:
         raise refuse(f"options {unknown} are not options of {method!r}")

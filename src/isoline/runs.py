@@ -21,7 +21,7 @@ import numpy as np
 from isoline.auto import AUTO
 from isoline.methods.registry import option_defaults, resolve_name
 from isoline.objective import UNSET, Objective, Unset
-from isoline.optimizer import Optimizer, Result
+from isoline.optimizer import Optimizer, Result, take_design
 from isoline.parallel import ProcessPool, check_picklable, make_executor, shutdown_executor
 from isoline.progress import get_logger
 from isoline.resume import (
@@ -188,6 +188,7 @@ def optimize(
     stored = _stored_choice(storage, study) if method == AUTO else None
     if stored is not None:  # a resume keeps what auto chose when the study was created
         method, options = stored
+        n_init, init = take_design(options, n_init, init)
     try:
         opt = Optimizer(space, method, seed, batch_size, n_init=n_init, init=init,
                         direction=objective, budget=budget, **options)  # fmt: skip
@@ -196,7 +197,7 @@ def optimize(
             raise
         raise StoreError(f"study {study!r}: its stored auto choice is refused: {err}") from None
     method = opt.method_name
-    stored_options = dict(opt.options, n_init=n_init, init=init)
+    stored_options = dict(opt.options, **opt.design)
     if x0 is not None:
         stored_options["x0"] = space.record(x0)
         if y0 is None:
@@ -317,7 +318,8 @@ def _stored_choice(
     if rec is None or "auto" not in rec.attrs:
         return None
     common = ("n_init", "init", "x0", "y0")
-    options = {k: v for k, v in rec.options.items() if k not in common}
+    # the design's settings return as they ran; x0 and y0 are the call's own
+    options = {k: v for k, v in rec.options.items() if k not in ("x0", "y0")}
     # and the chosen method's defaults then, where they have changed since
     now = jsonable(option_defaults(rec.method))
     moved = {k: v for k, v in stored_defaults(rec).items() if k in now and now[k] != v}
