@@ -14,6 +14,9 @@ seeded runs), so that the cells are known to match::
         --suite benchmarks/results/field/multiobjective/finals.npz \
         --later benchmarks/results/field/multiobjective/auto_now/botorch/finals.npz \
         --base 'isoline auto' --variant 'auto now'
+
+For a constrained suite, ``--smaller`` ranks by the best feasible value (``shown``; rank 1 =
+the smallest, a run with no feasible point last), for minimized objectives.
 """
 
 from __future__ import annotations
@@ -41,6 +44,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--later", required=True, help="finals.npz holding the variant")
     ap.add_argument("--base", required=True)
     ap.add_argument("--variant", required=True)
+    ap.add_argument("--smaller", action="store_true",
+                    help="rank 1 = the smallest value (best feasible values, minimized)")  # fmt: skip
     args = ap.parse_args(argv)
     labels, cells, H = _load(args.suite)
     later_labels, later_cells, G = _load(args.later)
@@ -54,21 +59,34 @@ def main(argv: list[str] | None = None) -> None:
     b = labels.index(args.base)
     H = H.copy()
     old, H[:, b] = H[:, b].copy(), G[:, later_labels.index(args.variant)]
-    ranks = cell_ranks(-H)  # rank 1 = the largest hypervolume
+    sign = 1.0 if args.smaller else -1.0  # ranks of sign * H: rank 1 = the best value
+    ranks = cell_ranks(sign * H)
     mean, lo, hi = mean_interval(ranks)
-    print(
-        f"{len(cells)} cells; {args.variant!r} in {args.base!r}'s place; rank 1 = largest hypervolume"
-    )
+    what = "smallest value" if args.smaller else "largest hypervolume"
+    print(f"{len(cells)} cells; {args.variant!r} in {args.base!r}'s place; rank 1 = {what}")
     print("| contender | mean rank [95% CI] |\n|---|---|")
     for j in np.argsort(mean):
         name = args.variant if j == b else labels[j]
         print(f"| {name} | {mean[j]:.2f} [{lo[j]:.2f}, {hi[j]:.2f}] |")
     first = min((j for j in range(len(labels)) if j != b), key=lambda j: mean[j])
+    better, worse = ("smaller", "larger") if args.smaller else ("larger", "smaller")
     for other, name in ((old, f"{args.base} (the earlier runs)"), (H[:, first], labels[first])):
-        up, down = int((H[:, b] > other).sum()), int((H[:, b] < other).sum())
-        p = stats.wilcoxon(H[:, b], other, alternative="greater").pvalue if up + down else np.nan
-        print(f"{args.variant} against {name}: larger in {up}, smaller in {down}; "
-              f"one-sided Wilcoxon (larger) p = {p:.3g}")  # fmt: skip
+        x, y = sign * H[:, b], sign * other  # lower is better
+        if args.smaller:  # no feasible point (inf) stays worse than any value, paired too
+            x, y = _finite_last(x, y)
+        up, down = int((x < y).sum()), int((x > y).sum())
+        p = stats.wilcoxon(x, y, alternative="less").pvalue if up + down else np.nan
+        print(f"{args.variant} against {name}: {better} in {up}, {worse} in {down}; "
+              f"one-sided Wilcoxon ({better}) p = {p:.3g}")  # fmt: skip
+
+
+def _finite_last(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``x``, ``y`` with each ``inf`` replaced by a value above every finite one of both,
+    so that the Wilcoxon test ranks a cell without a feasible point as the worst."""
+    both = np.concatenate([x, y])
+    finite = both[np.isfinite(both)]
+    top = (finite.max() + abs(finite.max()) + 1.0) if finite.size else 1.0
+    return np.where(np.isfinite(x), x, top), np.where(np.isfinite(y), y, top)
 
 
 if __name__ == "__main__":
