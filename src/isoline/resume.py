@@ -361,9 +361,9 @@ def stored_choice(
     unknown method or to allocate without bound.
 
     The choice must name the study's method, a registered one; every option must be one
-    of that method's or of the initial design's (``n_init``, ``init``); and every whole-number option (a population, a sample count) must
-    not exceed the largest of the study's budget, 100 per dimension and ten times the
-    method's default for it. The method's own checks of its options run when the
+    of that method's or of the initial design's (``n_init``, ``init``); and every
+    whole-number option (a population, a sample count) must not exceed the largest of the
+    study's budget, 100 per dimension and ten times the method's default for it. The method's own checks of its options run when the
     optimizer is made from them.
 
     Raises:
