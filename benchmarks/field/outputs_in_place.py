@@ -15,13 +15,15 @@ seeded runs), so that the cells are known to match::
         --later benchmarks/results/field/multiobjective/auto_now/botorch/finals.npz \
         --base 'isoline auto' --variant 'auto now'
 
-For a constrained suite, ``--smaller`` ranks by the best feasible value (``shown``; rank 1 =
+``--problems RE`` keeps only the cells whose problem label matches RE. For a constrained
+suite, ``--smaller`` ranks by the best feasible value (``shown``; rank 1 =
 the smallest, a run with no feasible point last), for minimized objectives.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 
@@ -44,6 +46,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--later", required=True, help="finals.npz holding the variant")
     ap.add_argument("--base", required=True)
     ap.add_argument("--variant", required=True)
+    ap.add_argument("--problems", default=None, metavar="RE",
+                    help="only the cells whose problem label matches RE")  # fmt: skip
     ap.add_argument("--smaller", action="store_true",
                     help="rank 1 = the smallest value (best feasible values, minimized)")  # fmt: skip
     args = ap.parse_args(argv)
@@ -53,6 +57,9 @@ def main(argv: list[str] | None = None) -> None:
     if set(cells) - set(row):
         raise SystemExit(f"{args.later} lacks cells {sorted(set(cells) - set(row))[:5]}")
     G = G[[row[c] for c in cells]]
+    if args.problems is not None:
+        kept = [i for i, c in enumerate(cells) if re.search(args.problems, c.rsplit("/", 1)[0])]
+        cells, H, G = [cells[i] for i in kept], H[kept], G[kept]
     r_old, r_new = labels.index("random"), later_labels.index("random")
     if not np.array_equal(H[:, r_old], G[:, r_new]):
         raise SystemExit("the random-search runs differ: the cells are not the same")
