@@ -298,6 +298,12 @@ def summary(args: argparse.Namespace) -> None:
 
         summarize(args, cfg, runs, kind, parts)
         return
+    if "random" not in (m.label for m in cfg.methods):
+        raise SystemExit(
+            f"{cfg.name} has no contender labelled 'random': a one-objective summary scores "
+            "each run against random search's median; pooled_pairs.py --suite compares two "
+            "contenders without it"
+        )
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     labels, cells, F, missing = _cells(cfg, runs)
