@@ -285,3 +285,14 @@ def test_every_named_report_of_auto_exists():
     } <= set(reports)
     for name, path in reports.items():
         assert path.startswith("benchmarks/results/") and (root / path).is_file(), name
+
+
+def test_auto_starts_on_a_store_whose_creation_was_cut_short(tmp_path):
+    # a kill during the store's creation can leave an empty file; auto reads the file for a
+    # stored choice before the run opens it, and must not refuse what the run would finish
+    db = tmp_path / "runs.db"
+    db.write_bytes(b"")
+    res = iso.minimize(sphere, box(2), budget=3, seed=0, storage=str(db), study="s")
+    assert res.n_evals == 3 and res.choice is not None
+    again = iso.minimize(sphere, box(2), budget=3, seed=0, storage=str(db), study="s")
+    np.testing.assert_array_equal(again.x_iters, res.x_iters)

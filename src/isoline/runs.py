@@ -313,7 +313,9 @@ def _stored_choice(
     else:
         if not os.path.isfile(storage):
             return None
-        with Store(storage, create=False, readonly=True) as store:
+        # opened as the run opens it: a creation cut short by a crash (an empty file, a hot
+        # journal) is completed here, where a read-only open would refuse the file
+        with Store(storage, create=False) as store:
             rec = store.get_study(study)
     if rec is None or "auto" not in rec.attrs:
         return None
