@@ -10,7 +10,7 @@ from typing import Any, cast
 import numpy as np
 
 from isoline.auto import AUTO, Choice, resolve
-from isoline.methods.registry import get_method, make_method
+from isoline.methods.registry import get_method, make_method, take_design
 from isoline.objective import UNSET, Objective, Unset
 from isoline.parallel import as_real
 from isoline.params import Space
@@ -22,18 +22,6 @@ __all__ = ["Optimizer", "Result"]
 
 #: largest seed a study can record (SQLite integers are signed 64-bit)
 MAX_SEED = 2**63 - 1
-#: the initial design's settings, common to every method; a choice of ``"auto"`` may set them
-DESIGN_KEYS = ("n_init", "init")
-
-
-def take_design(
-    options: dict[str, Any], n_init: int | None, init: str | None
-) -> tuple[int | None, str | None]:
-    """The initial design's ``(n_init, init)``: those given, else those in ``options`` (a
-    choice of ``"auto"``'s, or a stored study's), which are removed from ``options``."""
-    chosen = {k: options.pop(k, None) for k in DESIGN_KEYS}
-    return (chosen["n_init"] if n_init is None else n_init,
-            chosen["init"] if init is None else init)  # fmt: skip
 
 
 class Optimizer:

@@ -18,9 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from isoline.methods.registry import get_method, option_defaults
+from isoline.methods.registry import DESIGN_KEYS, get_method, option_defaults
 from isoline.objective import Objective
-from isoline.optimizer import DESIGN_KEYS, Optimizer, study_objective
+from isoline.optimizer import Optimizer, study_objective
 from isoline.progress import get_logger
 from isoline.space import SearchSpace
 from isoline.store import RESUME_FORMATS, Store, StoreError, StudyRecord, Trial

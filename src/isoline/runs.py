@@ -19,9 +19,9 @@ from typing import Any
 import numpy as np
 
 from isoline.auto import AUTO
-from isoline.methods.registry import option_defaults, resolve_name
+from isoline.methods.registry import option_defaults, resolve_name, take_design
 from isoline.objective import UNSET, Objective, Unset
-from isoline.optimizer import Optimizer, Result, take_design
+from isoline.optimizer import Optimizer, Result
 from isoline.parallel import ProcessPool, check_picklable, make_executor, shutdown_executor
 from isoline.progress import get_logger
 from isoline.resume import (

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from isoline.methods.base import Method
 
 __all__ = [
+    "DESIGN_KEYS",
     "MODULES",
     "MethodInfo",
     "capable_methods",
@@ -36,6 +37,7 @@ __all__ = [
     "register",
     "resolve_name",
     "settled_options",
+    "take_design",
 ]
 
 #: the name that asks for the automatic choice (:mod:`isoline.auto`)
@@ -206,6 +208,20 @@ def settled_options(
     Two option sets that settle alike give the same run."""
     filled = {**option_defaults(name), **options}
     return get_method(name).settled_options(filled, n_objectives, batch_size)
+
+
+#: the initial design's settings, taken by every method; a choice of ``"auto"`` may set them
+DESIGN_KEYS = ("n_init", "init")
+
+
+def take_design(
+    options: dict[str, Any], n_init: int | None, init: str | None
+) -> tuple[int | None, str | None]:
+    """The initial design's ``(n_init, init)``: those given, else those in ``options`` (a
+    choice of ``"auto"``'s, or a stored study's), which are removed from ``options``."""
+    chosen = {k: options.pop(k, None) for k in DESIGN_KEYS}
+    return (chosen["n_init"] if n_init is None else n_init,
+            chosen["init"] if init is None else init)  # fmt: skip
 
 
 def make_method(name: str, dim: int, **kwargs: Any) -> Method:
