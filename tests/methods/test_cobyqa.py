@@ -112,3 +112,12 @@ def test_bad_options_are_named(options, text):
 def test_batches_are_refused():
     with pytest.raises(ValueError, match="batch"):
         COBYQA(2, batch_size=2)
+
+
+def test_without_restarts_a_converged_run_ends_and_random_points_follow():
+    m = COBYQA(2, seed=0, final_radius=1e-3, start_spread=0.0, restarts=False)
+    for _ in range(60):
+        X = m.ask()
+        m.tell(X, [quadratic(X[0])])
+    assert m.ended and m.n_runs == 1
+    assert np.unique(m.X[-5:], axis=0).shape[0] == 5  # uniform points, not a new run

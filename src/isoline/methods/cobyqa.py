@@ -14,7 +14,7 @@ from isoline.input_constraints import UnitConstraints
 from isoline.methods.base import failure_value
 from isoline.methods.registry import register
 from isoline.methods.replay import ReplayPickled
-from isoline.validation import check_float
+from isoline.validation import check_bool, check_float
 
 __all__ = ["COBYQA"]
 
@@ -133,7 +133,8 @@ class COBYQA(ReplayPickled):
     change. The first ``2 d + 1`` evaluations are the start and steps of ``radius`` along
     each axis. When ``rho`` falls below ``final_radius`` the run has converged; the next
     run starts from a uniform random point (from ``seed``) with the initial radius, until
-    the budget is spent.
+    the budget is spent (with ``restarts=False`` the method has :attr:`ended` instead, and
+    proposes uniform random points).
 
     ask/tell: the run lives in a helper thread whose objective waits for each value
     (:class:`_Run`); the method proposes one point at a time. A second point asked before
@@ -171,6 +172,9 @@ class COBYQA(ReplayPickled):
             the first start is drawn from when neither ``x0`` nor a told point gives it
             (default 0.05, so that the seed matters from the first run; 0 starts at the
             centre, 0.5 anywhere in the cube).
+        restarts: start a new run when one has converged (default ``True``); ``False``
+            for a single run, as a local phase of another method
+            (:class:`~isoline.methods.gp_local.GPEILocal`) uses it.
 
     References:
         T. M. Ragonneau and Z. Zhang. COBYQA: Constrained Optimization BY Quadratic
@@ -199,15 +203,20 @@ class COBYQA(ReplayPickled):
         final_radius: float = 1e-6,
         x0: list[float] | None = None,
         start_spread: float = 0.05,
+        restarts: bool = True,
         **common: Any,
     ) -> None:
         self._record_args({"dim": dim, "radius": radius, "final_radius": final_radius,
-                           "x0": x0, "start_spread": start_spread, **common})  # fmt: skip
+                           "x0": x0, "start_spread": start_spread, "restarts": restarts,
+                           **common})  # fmt: skip
         super().__init__(dim, **common)
         self.radius = check_float(radius, "radius", 0.0, 0.5, low_open=True)
         self.final_radius = check_float(final_radius, "final_radius", 0.0, self.radius,
                                         low_open=True)  # fmt: skip
         self.start_spread = check_float(start_spread, "start_spread", 0.0, 0.5)
+        self.restarts = check_bool(restarts, "restarts")
+        #: whether the single run of ``restarts=False`` has converged
+        self.ended = False
         self.x0 = None if x0 is None else np.asarray(x0, dtype=float)
         if self.x0 is not None and (
             self.x0.shape != (self.dim,) or np.any((self.x0 < 0) | (self.x0 > 1))
@@ -246,8 +255,8 @@ class COBYQA(ReplayPickled):
             out.append(x)
         return np.array(out)
 
-    def _next_of_a_run(self) -> np.ndarray:
-        while True:
+    def _next_of_a_run(self) -> np.ndarray | None:
+        while not self.ended:
             if self._run is None:
                 self._run = _Run(self._start(), self.radius, self.final_radius,
                                  self.n_constraints, self.input_constraints)  # fmt: skip
@@ -255,6 +264,8 @@ class COBYQA(ReplayPickled):
             if x is not None:
                 return np.clip(x, 0.0, 1.0)
             self._run = None  # converged: the next run starts from a random point
+            self.ended = not self.restarts
+        return None
 
     def observe(self, X: np.ndarray, y: np.ndarray) -> None:
         for x, row in zip(X, self.Y[len(self.Y) - len(X) :]):

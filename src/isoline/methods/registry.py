@@ -54,6 +54,7 @@ MODULES: dict[str, str] = {
     "gibo": "isoline.methods.gibo",
     "gp-bucb": "isoline.methods.gp_bucb",
     "gp-ei": "isoline.methods.gp_bo",
+    "gp-ei-cobyqa": "isoline.methods.gp_local",
     "gp-ts": "isoline.methods.gp_ts",
     "gp-ucb": "isoline.methods.gp_bo",
     "gp-ucb-pe": "isoline.methods.gp_ucb_pe",
