@@ -96,3 +96,16 @@ def test_pickles_mid_run_and_the_copy_continues_alike():
 def test_bad_options_are_named(options, text):
     with pytest.raises(ValueError, match=text):
         local_method(**options)
+
+
+def test_a_stored_study_resumes_only_with_its_budget(tmp_path):
+    box, db = iso.Box([0.0, 0.0], [1.0, 1.0]), str(tmp_path / "s.db")
+
+    def f(x: np.ndarray) -> float:
+        return float(((np.asarray(x) - 0.3) ** 2).sum())
+
+    iso.minimize(f, box, "gp-ei-cobyqa", budget=6, seed=0, storage=db, study="s")
+    with pytest.raises(iso.StoreError, match="option budget: stored 6, given 12"):
+        iso.minimize(f, box, "gp-ei-cobyqa", budget=12, seed=0, storage=db, study="s")
+    again = iso.minimize(f, box, "gp-ei-cobyqa", budget=6, seed=0, storage=db, study="s")
+    assert len(again.func_vals) == 6

@@ -48,7 +48,8 @@ class GPEILocal(GPEI):
 
     Options (besides gp-ei's):
         budget: the run's number of evaluations, if known (:func:`isoline.minimize` and
-            :class:`~isoline.optimizer.Optimizer` pass theirs).
+            :class:`~isoline.optimizer.Optimizer` pass theirs). The switch depends on it, so
+            a stored study resumes only with the budget it was created with.
         local_after: evaluations told before the local run may start; default ``budget``
             less :func:`local_evaluations`, or ``10 d`` without a budget.
         local_radius: the local run's initial trust-region radius in unit-cube
