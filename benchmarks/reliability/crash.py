@@ -477,7 +477,7 @@ BATCHED = ("random", "gp-ei")
 #: to no value and takes any), in batches where it batches (``supports_batch``)
 SPEC_METHODS = {
     "two-objectives": (("random", "gp-ei"), ("random", "gp-ei")),
-    "constrained": (("random", "gp-ei", "turbo", "cobyqa", "cma-es"),
+    "constrained": (("random", "gp-ei", "gp-ei-cobyqa", "turbo", "cobyqa", "cma-es"),
                     ("random", "gp-ei", "turbo", "cma-es")),
 }  # fmt: skip
 
