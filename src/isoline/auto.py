@@ -364,25 +364,17 @@ def resolve(
 #: gp-ei's options for several objectives in batches or under constraints: qLogNParEGO
 #: (random Chebyshev scalarizations) in place of its default qLogNEHVI, chosen by rule R1
 #: of the multi-objective suite (benchmarks/field/multiobjective.yaml), where it was the
-#: best-ranked isoline contender. Ax's 5-point design in place of 2 d was adopted on one
-#: seed set and undone when the suite's own seeds went the other way
-#: (benchmarks/results/field/mo_init/).
+#: best-ranked isoline contender.
 OBJECTIVES_BATCH_OPTIONS: Mapping[str, Any] = {"mo_acquisition": "parego"}
 #: the report :data:`OBJECTIVES_BATCH_OPTIONS` rests on
 OBJECTIVES_BATCH_REPORT = "benchmarks/results/field/multiobjective/README.md"
 #: gp-ei's options for several objectives without constraints, one point at a time:
 #: Knowles's ParEGO (one GP of the scalarization, analytic log EI) with gp-ei's own fit and
 #: acquisition search, the objectives winsorized for the model, and the box's centre as the
-#: first point (Ax's default generation strategy starts there). With the lean search of
-#: :data:`TUNING_OPTIONS` it had ended lower than qLogNParEGO in 42 of 70 cells of the
-#: suite's BoTorch problems at 0.29x Optuna GPSampler's CPU (:data:`OBJECTIVES_LEAN_REPORT`)
-#: but fifth of ten on COCO's bbob-biobj cells; the full search ended lower than the lean
-#: one in 34 of 80 fresh cells and higher in 19 (:data:`OBJECTIVES_FULL_REPORT`),
-#: winsorizing lower than not in 30 of 80 further fresh cells and higher in 9
-#: (:data:`OBJECTIVES_WINSORIZE_REPORT`), and the centre lower than a Sobol design alone in
-#: 53 of 80 further fresh cells and higher in 23, at 0.73x GPSampler's CPU
-#: (:data:`OBJECTIVES_REPORT`). COCO's boxes and DTLZ2 hold their optima near the centre;
-#: on the problems that do not, the centre was level (lower in 12 of 25 cells, higher in 13).
+#: first point (Ax's default generation strategy starts there). Each ingredient was adopted
+#: on fresh cells: ParEGO with a lean search (:data:`OBJECTIVES_LEAN_REPORT`), the full
+#: search (:data:`OBJECTIVES_FULL_REPORT`), winsorizing (:data:`OBJECTIVES_WINSORIZE_REPORT`)
+#: and the centre (:data:`OBJECTIVES_REPORT`).
 OBJECTIVES_OPTIONS: Mapping[str, Any] = {
     "mo_acquisition": "parego-ei",
     "winsorize": True,
@@ -414,6 +406,12 @@ CONSTRAINTS_OPTIONS: Mapping[str, Any] = {
 }
 #: the report :data:`CONSTRAINTS_OPTIONS` rests on below d 10
 CONSTRAINTS_LEAN_REPORT = "benchmarks/results/field/constrained_best_second/README.md"
+#: the most black-box constraints for which auto hands a run's last evaluations to COBYQA
+#: (gp-ei-cobyqa); with more, COBYQA's local evaluations were rarely feasible
+#: (benchmarks/results/field/constrained_local/)
+FEW_CONSTRAINTS = 3
+#: the report the rule "few constraints" rests on
+CONSTRAINTS_FEW_REPORT = "benchmarks/results/field/constrained_few/README.md"
 #: the report that extended :data:`CONSTRAINTS_OPTIONS` to d >= 10
 CONSTRAINTS_HIGH_DIM_REPORT = "benchmarks/results/field/constrained_high_dim_confirm/lean/README.md"
 
@@ -441,6 +439,23 @@ OUTPUT_RULES: tuple[Rule, ...] = (
         "problems, level with EHVI at a third of its CPU; Ax ranked ahead.",
         OBJECTIVES_BATCH_REPORT,
         lambda s: dict(OBJECTIVES_BATCH_OPTIONS),
+    ),
+    Rule(
+        "few constraints",
+        f"one objective with 1-{FEW_CONSTRAINTS} black-box constraints, one point at a "
+        "time, a known budget, no integer or categorical parameter",
+        lambda s: (
+            s.n_objectives == 1
+            and s.batch_size == 1
+            and s.budget is not None
+            and not s.discrete
+            and s.n_constraints <= FEW_CONSTRAINTS
+        ),
+        "gp-ei-cobyqa",
+        "gp-ei's constraints form, then COBYQA from the best feasible point for the last "
+        "evaluations: lower than the form alone on fresh cells with few constraints.",
+        CONSTRAINTS_FEW_REPORT,
+        lambda s: dict(CONSTRAINTS_OPTIONS),
     ),
     Rule(
         "constraints",
