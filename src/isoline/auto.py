@@ -451,7 +451,7 @@ OUTPUT_RULES: tuple[Rule, ...] = (
         ),
         "cobyqa",
         "With few constraints COBYQA ended lower than gp-ei's constraints form and than "
-        "gp-ei handing off to COBYQA on fresh cells, at a tenth of their CPU.",
+        "gp-ei handing off to COBYQA on fresh cells, at under a tenth of their CPU.",
         CONSTRAINTS_FEW_REPORT,
     ),
     Rule(
