@@ -28,6 +28,14 @@ seeds 5-9 is lower than GPSampler's (a study with no feasible point counts as ab
 Each IsolineSampler row records the rule auto applied. This test alone decides the
 target; the first test's rows are not pooled with it.
 
+THIRD TEST, PRE-REGISTERED (written before its runs, 2026-12-07 18:29 UTC): the second test
+missed on four problems. auto's rules for constraints have since changed again: COBYQA for
+one to three constraints (Keane's bump, constrained Hartmann, SCBO's Ackley here;
+benchmarks/results/field/constrained_few_cobyqa/), gp-ei's constraints form for more (the
+other four, as in the second test). The same seven problems and budgets on fresh seeds
+10-14 into ``benchmarks/results/optuna/constrained_bridge_third.jsonl``, the same
+criterion over seeds 10-14; this test alone decides the target.
+
 Usage::
 
     python benchmarks/optuna/constrained_bridge.py run --out bridge.jsonl [--seeds 0-4]
