@@ -95,7 +95,7 @@ class Optimizer:
         o = self.objective
         method, options, choice = resolve(method, space, batch_size, options, budget,
                                           o.n_objectives, o.n_constraints)  # fmt: skip
-        if budget is not None and getattr(get_method(method), "takes_budget", False):
+        if budget is not None and get_method(method).takes_budget:
             options.setdefault("budget", budget)
         n_init, init = take_design(options, n_init, init)
         self.choice: Choice | None = choice

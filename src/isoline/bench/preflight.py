@@ -158,7 +158,7 @@ def run_errors(cfg: ConfigLike, positions: tuple[list[int], list[int]] | None = 
                 options = resolve_options(m.options, problem)
                 if m.name == AUTO:
                     options.setdefault("noisy", is_noisy(problem))
-                if m.name == AUTO or getattr(get_method(m.name), "takes_budget", False):
+                if m.name == AUTO or get_method(m.name).takes_budget:
                     options.setdefault("budget", p.budget or cfg.budget)
                 Optimizer(problem.space, m.name, seed=seed, objective=objective,
                           batch_size=m.batch_size or cfg.batch_size, **options)  # fmt: skip

@@ -148,6 +148,9 @@ class Method:
     max_objectives: ClassVar[int] = 1
     #: whether the method handles black-box constraints (the last columns of a row)
     supports_constraints: ClassVar[bool] = False
+    #: whether :func:`isoline.minimize` and :class:`~isoline.optimizer.Optimizer` pass the
+    #: run's ``budget`` as an option (a method whose search depends on it)
+    takes_budget: ClassVar[bool] = False
     #: whether every proposal satisfies a space's known linear constraints
     #: (:attr:`isoline.params.Space.input_constraints`, read from ``space``)
     supports_input_constraints: ClassVar[bool] = False

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 
@@ -59,7 +59,7 @@ class GPEILocal(GPEI):
     name = "gp-ei-cobyqa"
     summary = "GP log EI, then COBYQA from the best point"
     paper = "Jones et al., J. Glob. Optim. 1998; McLeod et al., ICML 2018; Ragonneau & Zhang 2022"
-    takes_budget: ClassVar[bool] = True
+    takes_budget = True
 
     def __init__(
         self,

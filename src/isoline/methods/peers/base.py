@@ -53,8 +53,7 @@ class PeerMethod(ReplayPickled):
     needs_data = False
     #: the importable packages the peer needs (the first is imported before it starts)
     packages: ClassVar[tuple[str, ...]] = ()
-    #: whether minimize/bench pass the run's budget
-    takes_budget: ClassVar[bool] = True
+    takes_budget = True
     #: warnings the peer emits outside our calls (from its own threads), silenced for good
     quiet_messages: ClassVar[tuple[str, ...]] = ()
     #: whether the peer is told a conditional space's conditions and searches its tree
