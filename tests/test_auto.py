@@ -12,6 +12,8 @@ import pytest
 
 import isoline as iso
 from isoline import auto
+from isoline.auto import outputs as auto_outputs
+from isoline.auto import rules as auto_rules
 from isoline.methods.registry import get_method, make_method
 from isoline.params import Categorical, Integer, Real, Space
 from isoline.store import Store, StoreError
@@ -277,7 +279,8 @@ def test_cli_methods_lists_the_rules(capsys):
 
 def test_every_named_report_of_auto_exists():
     root = Path(__file__).resolve().parents[1]
-    reports = {k: v for k, v in vars(auto).items() if k.endswith("_REPORT")}
+    modules = (auto, auto_outputs, auto_rules)
+    reports = {k: v for m in modules for k, v in vars(m).items() if k.endswith("_REPORT")}
     assert {
         "OBJECTIVES_LEAN_REPORT",
         "OBJECTIVES_FULL_REPORT",

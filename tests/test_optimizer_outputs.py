@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import isoline as iso
+from isoline.auto import outputs as auto_outputs
 from isoline.objective import Objective
 
 BOX = iso.Box([0.0, 0.0], [1.0, 1.0])
@@ -58,26 +59,25 @@ def test_the_specification_keywords() -> None:
         assert con.choice is not None and con.choice.rule == "constraints"
         assert con.choice.options == dict(iso.auto.CONSTRAINTS_OPTIONS)
         assert con.method.start_at_best and con.method.ei == "logei"
-        assert con.choice.report == iso.auto.CONSTRAINTS_LEAN_REPORT
+        assert con.choice.report == auto_outputs.CONSTRAINTS_LEAN_REPORT
     for other in (iso.Optimizer(BOX, objective=spec, batch_size=2),
                   iso.Optimizer(iso.Box([0.0] * 10, [1.0] * 10), objective=spec, batch_size=4)):  # fmt: skip
         assert other.choice is not None and other.choice.rule == "constraints in batches"
-        assert other.choice.options == {} and other.choice.report == iso.auto.CONSTRAINTS_REPORT
+        assert other.choice.options == {} and other.choice.report == auto_outputs.CONSTRAINTS_REPORT
         assert other.choice.method == "gp-ei" and other.method.n_constraints == 1
 
 
 def test_auto_runs_cobyqa_for_few_constraints() -> None:
-    from isoline import auto
 
     def made(n_constraints: int, space: iso.Box | iso.Space = BOX, **kw: int) -> iso.Optimizer:
         names = [f"c{i}" for i in range(n_constraints)]
         return iso.Optimizer(space, objectives=["f"], constraints=names, **kw)
 
-    for opt in (made(1, budget=40), made(auto.FEW_CONSTRAINTS), made(2, budget=40)):
+    for opt in (made(1, budget=40), made(auto_outputs.FEW_CONSTRAINTS), made(2, budget=40)):
         assert opt.choice is not None and opt.choice.rule == "few constraints"
         assert opt.method_name == "cobyqa" and opt.method.n_constraints >= 1
     typed = iso.Space({"a": iso.Integer(0, 9), "b": iso.Real(0.0, 1.0)})
-    for other in (made(auto.FEW_CONSTRAINTS + 1, budget=40), made(2, typed, budget=40),
+    for other in (made(auto_outputs.FEW_CONSTRAINTS + 1, budget=40), made(2, typed, budget=40),
                   made(2, budget=40, batch_size=2)):  # fmt: skip
         assert other.choice is not None and other.method_name == "gp-ei"
 
