@@ -61,20 +61,17 @@ from isoline.integrations.union import infer_conditions, union_of
 from isoline.methods.registry import capable_methods, get_method, resolve_name
 from isoline.objective import Objective
 from isoline.optimizer import Optimizer
-from isoline.params import Categorical, Integer, Real, Space
+from isoline.params import Real, Space
 
 try:
     import optuna
-    from optuna.distributions import (
-        BaseDistribution,
-        CategoricalDistribution,
-        FloatDistribution,
-        IntDistribution,
-    )
+    from optuna.distributions import BaseDistribution
     from optuna.samplers import BaseSampler, RandomSampler
     from optuna.samplers._base import _process_constraints_after_trial
     from optuna.study import Study, StudyDirection
     from optuna.trial import FrozenTrial, TrialState
+
+    from isoline.integrations.distributions import from_optuna, param_of, to_optuna
 except ImportError as err:  # pragma: no cover - exercised without the extra
     raise ImportError(
         'isoline.integrations.optuna needs Optuna: pip install "isoline[optuna]"'
@@ -104,43 +101,6 @@ def _check_version() -> None:
             f"IsolineSampler is tested with Optuna {TESTED_OPTUNA[0]}.x-{TESTED_OPTUNA[-1]}.x, "
             f"this is {optuna.__version__}"
         )
-
-
-def _param(dist: BaseDistribution) -> Real | Integer | Categorical:
-    """The isoline parameter of one Optuna distribution."""
-    if isinstance(dist, CategoricalDistribution):
-        return Categorical(dist.choices)
-    if isinstance(dist, IntDistribution):
-        if dist.step == 1:
-            return Integer(dist.low, dist.high, log=dist.log)
-        return Integer(0, (dist.high - dist.low) // dist.step)
-    if isinstance(dist, FloatDistribution):
-        if dist.step is None:
-            return Real(dist.low, dist.high, log=dist.log)
-        return Integer(0, int(round((dist.high - dist.low) / dist.step)))
-    raise ValueError(f"IsolineSampler does not support {type(dist).__name__}")
-
-
-def _to_optuna(dist: BaseDistribution, value: Any) -> Any:
-    """A configuration value as the Optuna distribution's value."""
-    if isinstance(dist, IntDistribution):
-        return int(value if dist.step == 1 else dist.low + value * dist.step)
-    if isinstance(dist, FloatDistribution):
-        if dist.step is None:
-            return float(value)
-        return float(min(dist.low + value * dist.step, dist.high))
-    return value
-
-
-def _from_optuna(dist: BaseDistribution, value: Any) -> Any:
-    """An Optuna parameter value as the configuration value of its isoline parameter."""
-    if isinstance(dist, IntDistribution):
-        return int(value if dist.step == 1 else (value - dist.low) // dist.step)
-    if isinstance(dist, FloatDistribution):
-        if dist.step is None:
-            return float(value)
-        return int(round((value - dist.low) / dist.step))
-    return value
 
 
 @dataclass
@@ -302,7 +262,7 @@ class IsolineSampler(BaseSampler):
         self._sync(study, state, search_space)
         for _ in range(_CLAIM_ATTEMPTS):
             batch = state.optimizer.ask()
-            claims = [{n: _to_optuna(search_space[n], c[n]) for n in c} for c in batch]
+            claims = [{n: to_optuna(search_space[n], c[n]) for n in c} for c in batch]
             taken = _claimed_elsewhere(study, trial, claims)
             if not taken:
                 break
@@ -352,7 +312,7 @@ class IsolineSampler(BaseSampler):
         _, conditions = _conditions(done, search_space)
         key = (study._study_id, repr((sorted(search_space.items()), conditions)), constraints)
         if key not in self._states:
-            space = Space({name: _param(d) for name, d in search_space.items()}, conditions)
+            space = Space({name: param_of(d) for name, d in search_space.items()}, conditions)
             objective = _objective(study, constraints)
             opt = Optimizer(space, self.method, seed=self._seed, batch_size=self.batch_size,
                             objective=objective, **self.options)  # fmt: skip
@@ -376,7 +336,7 @@ class IsolineSampler(BaseSampler):
                 if all(n in held for n in search_space if n not in space.conditions.parent):
                     pending.append(
                         {
-                            n: _from_optuna(search_space[n], held[n])
+                            n: from_optuna(search_space[n], held[n])
                             for n in search_space
                             if n in held
                         }
@@ -387,7 +347,7 @@ class IsolineSampler(BaseSampler):
             ):
                 continue
             config = {
-                n: _from_optuna(search_space[n], t.params[n]) for n in search_space if n in t.params
+                n: from_optuna(search_space[n], t.params[n]) for n in search_space if n in t.params
             }
             if sorted(config) != sorted(space.active(config)):
                 continue  # not a configuration of the modelled space (its parameters differ)
@@ -409,10 +369,10 @@ def _conditions(
     """The parameters of ``search_space`` (the union of the completed trials' ones) that
     the method models, and their conditions (:mod:`isoline.integrations.union`)."""
     configs = [
-        {n: _from_optuna(d, t.params[n]) for n, d in search_space.items() if n in t.params}
+        {n: from_optuna(d, t.params[n]) for n, d in search_space.items() if n in t.params}
         for t in done
     ]
-    return infer_conditions({n: _param(d) for n, d in search_space.items()}, configs)
+    return infer_conditions({n: param_of(d) for n, d in search_space.items()}, configs)
 
 
 def _claimed_elsewhere(study: Study, trial: FrozenTrial, claims: list[dict[str, Any]]) -> list[int]:
