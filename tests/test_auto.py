@@ -161,11 +161,22 @@ def test_first_applicable_rule_wins(monkeypatch):
         ({"budget": 0}, ValueError, "budget"),
         ({"batch_size": 0}, ValueError, "batch_size"),
         ({"noisy": "yes"}, TypeError, "noisy"),
+        ({"workers": 0}, ValueError, "workers"),
+        ({"workers": 2.5}, TypeError, "workers"),
     ],
 )
 def test_bad_situation_is_named(kwargs, error, text):
     with pytest.raises(error, match=text):
         auto.choose(box(3), **kwargs)
+
+
+def test_a_short_high_dimensional_budget_goes_to_cobyqa_for_one_worker_only():
+    # COBYQA answers an ask made while its point is pending with a uniform random point
+    assert auto.choose(box(30), budget=100).method == "cobyqa"
+    several = auto.choose(box(30), budget=100, workers=4)
+    assert several.rule == "high-dim" and several.method == "turbo"
+    opt = iso.Optimizer(box(30), budget=100, workers=4)
+    assert opt.choice is not None and opt.choice.rule == "high-dim"
 
 
 def test_auto_rejects_a_named_methods_options_and_non_spaces():

@@ -78,8 +78,9 @@ def test_auto_runs_cobyqa_for_few_constraints() -> None:
         assert opt.method_name == "cobyqa" and opt.method.n_constraints >= 1
     typed = iso.Space({"a": iso.Integer(0, 9), "b": iso.Real(0.0, 1.0)})
     for other in (made(auto_outputs.FEW_CONSTRAINTS + 1, budget=40), made(2, typed, budget=40),
-                  made(2, budget=40, batch_size=2)):  # fmt: skip
+                  made(2, budget=40, batch_size=2), made(2, budget=40, workers=4)):  # fmt: skip
         assert other.choice is not None and other.method_name == "gp-ei"
+    assert made(2, budget=40, workers=4).choice.rule == "constraints"  # type: ignore[union-attr]
 
 
 def test_one_objective_best_is_feasible_and_maximized() -> None:

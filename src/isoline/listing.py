@@ -134,8 +134,9 @@ def _auto_page() -> str:
     from isoline import auto
 
     lines = _wrap(
-        "method='auto' takes the first rule that applies to the space, budget, batch size "
-        "and noise (option noisy=); each rule's report is under benchmarks/results/.",
+        "method='auto' takes the first rule that applies to the space, budget, batch size, "
+        "noise (option noisy=) and asynchronous workers (option workers=); each rule's "
+        "report is under benchmarks/results/.",
         0,
     )
     lines += _rule_lines(auto.RULES)

@@ -118,3 +118,25 @@ def test_an_infinite_constraint_value_is_feasible_or_not_as_optuna_reads_it() ->
     np.testing.assert_array_equal(m.feasible(), [t.constraints["c"] <= 0 for t in told])
     np.testing.assert_array_equal(m.Y[:, 0], [t.value for t in told])
     assert state.optimizer.best[1] == min(t.value for t in told if t.constraints["c"] <= 0)
+
+
+def test_auto_counts_the_running_trials_as_workers_and_skips_cobyqa() -> None:
+    """One worker with one constraint gets COBYQA; a study whose trials run four at a time
+    gets gp-ei's constraints form, since COBYQA would answer three of four asks at random."""
+
+    def run(workers: int) -> optuna.Study:
+        study = optuna.create_study(sampler=IsolineSampler(seed=0, constraints_func=constraint))
+        running: list[optuna.Trial] = []
+        for _ in range(12):
+            while len(running) < workers:
+                running.append(study.ask())
+            trial = running.pop(0)
+            study.tell(trial, x_and_limit(trial))
+        return study
+
+    def rules(study: optuna.Study) -> set[str]:
+        return {t.system_attrs["isoline:auto"]["rule"] for t in study.trials
+                if "isoline:auto" in t.system_attrs}  # fmt: skip
+
+    assert rules(run(1)) == {"few constraints"}
+    assert rules(run(4)) == {"constraints"}

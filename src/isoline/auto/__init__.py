@@ -42,11 +42,15 @@ __all__ = [
 AUTO = "auto"
 #: options ``method="auto"`` takes besides the budget (every other option belongs to a
 #: named method)
-AUTO_OPTIONS = ("noisy",)
+AUTO_OPTIONS = ("noisy", "workers")
 
 
 def choose(
-    space: SearchSpace, budget: int | None = None, batch_size: int = 1, noisy: bool = False
+    space: SearchSpace,
+    budget: int | None = None,
+    batch_size: int = 1,
+    noisy: bool = False,
+    workers: int = 1,
 ) -> Choice:
     """The method and options for ``space`` (first rule of :data:`RULES` that applies).
 
@@ -55,8 +59,10 @@ def choose(
         budget: number of evaluations, if known.
         batch_size: points evaluated together.
         noisy: whether the objective's values are noisy.
+        workers: evaluations running at once, each worker asking for its own point
+            (:attr:`Situation.workers`).
     """
-    s = situation(space, budget, batch_size, noisy)
+    s = situation(space, budget, batch_size, noisy, workers=workers)
     for rule in RULES:
         if rule.applies(s):
             return rule.choice(s)
@@ -74,7 +80,7 @@ def resolve(
 ) -> tuple[str, dict[str, Any], Choice | None]:
     """``(method, options, choice)``: a named method passes through in its registered
     spelling (:func:`isoline.methods.registry.resolve_name`); ``"auto"`` becomes its
-    choice for ``budget`` (if known), taking only ``noisy`` from ``options``. With several
+    choice for ``budget`` (if known), taking only ``noisy`` and ``workers`` from ``options``. With several
     objectives or constraints, ``"auto"`` takes :func:`choose_for_outputs`. On a space
     with known linear constraints a choice that cannot meet them becomes gp-ei (which
     can), and its reason says so.
@@ -92,12 +98,12 @@ def resolve(
             f"method='auto' takes only the options {list(AUTO_OPTIONS)} (and budget), got "
             f"{other}; name a method to set its own options"
         )
-    noisy = options.get("noisy", False)
+    noisy, workers = options.get("noisy", False), options.get("workers", 1)
     if n_objectives > 1 or n_constraints:
-        s = situation(space, budget, batch_size, noisy, n_objectives, n_constraints)
+        s = situation(space, budget, batch_size, noisy, n_objectives, n_constraints, workers)
         choice = choose_for_outputs(s)
     else:
-        choice = choose(space, budget, batch_size, noisy)
+        choice = choose(space, budget, batch_size, noisy, workers)
     if (
         space.input_constraints is not None
         and not get_method(choice.method).supports_input_constraints

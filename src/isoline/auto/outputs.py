@@ -96,10 +96,11 @@ OUTPUT_RULES: tuple[Rule, ...] = (
     Rule(
         "few constraints",
         f"one objective with 1-{FEW_CONSTRAINTS} black-box constraints, one point at a "
-        "time, no integer or categorical parameter",
+        "time by one worker, no integer or categorical parameter",
         lambda s: (
             s.n_objectives == 1
             and s.batch_size == 1
+            and s.workers == 1
             and not s.discrete
             and s.n_constraints <= FEW_CONSTRAINTS
         ),

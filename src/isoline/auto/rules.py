@@ -58,9 +58,11 @@ def _design_only(s: Situation) -> bool:
 
 def _short_high_dim(s: Situation) -> bool:
     """High-dimensional on linear scales, with few evaluations per dimension but more than
-    COBYQA's first interpolation set (``2 d + 1`` points, before its first model step)."""
+    COBYQA's first interpolation set (``2 d + 1`` points, before its first model step),
+    one worker."""
     return (
         s.dim >= HIGH_DIM
+        and s.workers == 1
         and not s.rescaled
         and s.budget is not None
         and 2 * s.dim + 1 < s.budget <= SHORT_BUDGET_PER_DIM * s.dim
@@ -137,7 +139,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "high-dim-short-budget",
         f"d >= {HIGH_DIM}, a known budget above 2 d + 1 and at most {SHORT_BUDGET_PER_DIM} d, "
-        "no log- or logit-scaled parameter",
+        "no log- or logit-scaled parameter, one worker",
         _short_high_dim,
         "cobyqa",
         "With a budget of a few evaluations per dimension COBYQA ended lower than TuRBO on "

@@ -28,6 +28,10 @@ class Situation:
         categorical: whether the space has a categorical parameter.
         n_objectives: number of objectives.
         n_constraints: number of black-box constraints (``<= 0`` feasible).
+        workers: evaluations running at once when each worker asks for its own point
+            while the others' points are still being evaluated (asynchronous ask/tell, an
+            Optuna study with several workers); 1 for one point at a time or for
+            synchronous batches (``batch_size``).
     """
 
     dim: int
@@ -39,6 +43,7 @@ class Situation:
     categorical: bool = False
     n_objectives: int = 1
     n_constraints: int = 0
+    workers: int = 1
 
 
 @dataclass(frozen=True)
@@ -102,6 +107,7 @@ def situation(
     noisy: bool = False,
     n_objectives: int = 1,
     n_constraints: int = 0,
+    workers: int = 1,
 ) -> Situation:
     """The :class:`Situation` of a problem, with its arguments checked."""
     if not isinstance(space, SearchSpace):
@@ -113,4 +119,5 @@ def situation(
     return Situation(
         space.dim, budget, batch_size, noisy, space.discrete, space.rescaled, space.categorical,
         check_int(n_objectives, "n_objectives", 1), check_int(n_constraints, "n_constraints", 0),
+        check_int(workers, "workers", 1),
     )  # fmt: skip

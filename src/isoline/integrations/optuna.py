@@ -119,9 +119,12 @@ class IsolineSampler(BaseSampler):
     Args:
         method: an isoline method name (``isoline.methods()``), or ``"auto"`` (default):
             the method :func:`isoline.auto.choose` picks for the relative search space
-            (options ``budget``, e.g. the study's ``n_trials``, and ``noisy``); each
-            trial it proposes records the choice in its system attribute
-            ``"isoline:auto"`` (``{"method": ..., "rule": ...}``).
+            (options ``budget``, e.g. the study's ``n_trials``, ``noisy`` and ``workers``);
+            each trial it proposes records the choice in its system attribute
+            ``"isoline:auto"`` (``{"method": ..., "rule": ...}``). ``workers`` (trials
+            evaluated at once) defaults to one plus the study's other running trials when
+            the sampler first models the search space: a study optimized by several
+            workers gets a method that proposes while their points are pending.
         seed: seed of the method and of the independent sampler (``None``: a random one).
         batch_size: points the method proposes jointly; all but the first of each batch are
             queued in the study for the next trials (of any worker).
@@ -258,7 +261,7 @@ class IsolineSampler(BaseSampler):
     def _sample_relative(
         self, study: Study, trial: FrozenTrial, search_space: dict[str, BaseDistribution]
     ) -> dict[str, Any]:
-        state = self._state(study, search_space, self._constraint_names(study))
+        state = self._state(study, trial, search_space, self._constraint_names(study))
         self._sync(study, state, search_space)
         for _ in range(_CLAIM_ATTEMPTS):
             batch = state.optimizer.ask()
@@ -305,6 +308,7 @@ class IsolineSampler(BaseSampler):
     def _state(
         self,
         study: Study,
+        trial: FrozenTrial,
         search_space: dict[str, BaseDistribution],
         constraints: tuple[str, ...] = (),
     ) -> _State:
@@ -314,8 +318,11 @@ class IsolineSampler(BaseSampler):
         if key not in self._states:
             space = Space({name: param_of(d) for name, d in search_space.items()}, conditions)
             objective = _objective(study, constraints)
+            options = dict(self.options)
+            if self.method == AUTO:
+                options.setdefault("workers", 1 + _running_elsewhere(study, trial))
             opt = Optimizer(space, self.method, seed=self._seed, batch_size=self.batch_size,
-                            objective=objective, **self.options)  # fmt: skip
+                            objective=objective, **options)  # fmt: skip
             self._states[key] = _State(opt, constraints=constraints)
         return self._states[key]
 
@@ -392,6 +399,12 @@ def _claimed_elsewhere(study: Study, trial: FrozenTrial, claims: list[dict[str, 
             others += t.system_attrs.get(_CLAIM, [])
         taken.update(i for i, c in enumerate(claims) if c in others)
     return sorted(taken)
+
+
+def _running_elsewhere(study: Study, trial: FrozenTrial) -> int:
+    """The number of the study's trials other than ``trial`` being evaluated now."""
+    running = study.get_trials(deepcopy=False, states=(TrialState.RUNNING,))
+    return sum(t.number != trial.number for t in running)
 
 
 def _constraint_names(t: FrozenTrial) -> list[str]:
