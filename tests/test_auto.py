@@ -179,6 +179,11 @@ def test_a_short_high_dimensional_budget_goes_to_cobyqa_for_one_worker_only():
     assert opt.choice is not None and opt.choice.rule == "high-dim"
 
 
+def test_minimize_refuses_workers_and_names_batches_instead():
+    with pytest.raises(TypeError, match="batch_size and executor"):
+        iso.minimize(lambda x: float(x[0]), box(2), budget=3, workers=4)
+
+
 def test_auto_rejects_a_named_methods_options_and_non_spaces():
     with pytest.raises(TypeError, match="takes only the options"):
         iso.Optimizer(box(3), "auto", kernel="rbf")

@@ -185,6 +185,11 @@ def optimize(
             f"storage must be a file path, a Store or None, got {type(storage).__name__}"
         )
     method = resolve_name(method)
+    if method == AUTO and "workers" in options:
+        raise TypeError(
+            "workers= tells auto about asynchronous workers (Optimizer, IsolineSampler); "
+            "optimize evaluates in synchronous batches: set batch_size and executor"
+        )
     stored = _stored_choice(storage, study) if method == AUTO else None
     if stored is not None:  # a resume keeps what auto chose when the study was created
         method, options = stored
