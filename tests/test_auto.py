@@ -179,6 +179,16 @@ def test_a_short_high_dimensional_budget_goes_to_cobyqa_for_one_worker_only():
     assert opt.choice is not None and opt.choice.rule == "high-dim"
 
 
+@pytest.mark.parametrize("d", [2, 10, 15])
+def test_asynchronous_workers_on_a_box_get_the_kriging_believer(d):
+    assert auto.choose(box(d), budget=100).method in ("cobyqa", "turbo")
+    c = auto.choose(box(d), budget=100, workers=4)
+    assert c.rule == "asynchronous" and c.method == "gp-ei"
+    assert c.options == dict(auto.TUNING_OPTIONS) and c.options["believer"]
+    opt = iso.Optimizer(box(d), workers=4)
+    assert opt.method_name == "gp-ei" and opt.method.believer
+
+
 def test_minimize_refuses_workers_and_names_batches_instead():
     with pytest.raises(TypeError, match="batch_size and executor"):
         iso.minimize(lambda x: float(x[0]), box(2), budget=3, workers=4)

@@ -1,7 +1,9 @@
 """Worker processes sharing one Optuna study through IsolineSampler: wall time and quality.
 
 For each method (gp-ei one point at a time, bkop in joint batches of 4 spread over the
-workers through the waiting-trial queue), each number of workers (1, 2, 4) and seed, one
+workers through the waiting-trial queue; auto, which takes the number of running trials as
+its ``workers``, and COBYQA, its choice for one worker), each number of workers (1, 2, 4)
+and seed, one
 Optuna study in a SQLite file is optimized by that many processes at once, each with
 ``IsolineSampler(method, seed=seed)``, on Ackley (d = 4, [-2, 2]^4) with a sleep of
 ``--sleep`` seconds per evaluation (an expensive objective: the workers' time is mostly
@@ -31,7 +33,7 @@ import numpy as np
 from isoline.bench.report import git_commit
 
 D, BUDGET = 4, 32
-METHODS = [("gp-ei", 1), ("bkop", 4)]
+METHODS = [("gp-ei", 1), ("bkop", 4), ("auto", 1), ("cobyqa", 1)]
 WORKERS = (1, 2, 4)
 COMMIT = git_commit()
 
@@ -87,6 +89,13 @@ def run_study(method: str, q: int, workers: int, seed: int, sleep: float) -> dic
         "repeated": len(keys) - len(set(keys)),
         "best": min(values) if values else float("nan"),
         "exit_codes": codes,
+        "auto_rules": sorted(
+            {
+                t.system_attrs["isoline:auto"]["rule"]
+                for t in done
+                if "isoline:auto" in t.system_attrs
+            }
+        ),  # fmt: skip
     }
 
 
@@ -153,8 +162,8 @@ def summary(out: Path, md: Path) -> None:
         "is reached finish it).",
         "Mean +- SEM over seeds.",
         "",
-        "| method | driver | workers | seeds | wall s / trial | final best | repeated configs | failed |",
-        "|---|---|---|---|---|---|---|---|",
+        "| method | driver | workers | seeds | wall s / trial | final best | repeated configs | failed | auto's rules |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for method, q in METHODS:
         for kind, w in [("minimize", 1)] + [("optuna", w) for w in WORKERS]:
@@ -169,7 +178,8 @@ def summary(out: Path, md: Path) -> None:
             lines.append(
                 f"| {method} (q = {q}) | {'iso.minimize' if kind == 'minimize' else 'Optuna'} | {w} | "
                 f"{len(rs)} | {wall.mean():.2f} | {best.mean():.3f} +- {sem:.3f} | "
-                f"{sum(r['repeated'] for r in rs)} | {sum(r['failed'] for r in rs)} |"
+                f"{sum(r['repeated'] for r in rs)} | {sum(r['failed'] for r in rs)} | "
+                f"{', '.join(sorted({x for r in rs for x in r.get('auto_rules', [])}))} |"
             )
     md.parent.mkdir(parents=True, exist_ok=True)
     md.write_text("\n".join(lines) + "\n")

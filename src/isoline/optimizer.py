@@ -33,8 +33,10 @@ class Optimizer:
             (points are configuration dicts).
         method: a registered method name (see :func:`isoline.methods`), or ``"auto"``
             (default): the method and options :func:`isoline.auto.choose` picks for the
-            space, the batch size, ``budget`` and the option ``noisy`` (default
-            ``False``); :attr:`choice` says what it chose and why.
+            space, the batch size, ``budget`` and the options ``noisy`` (default
+            ``False``) and ``workers`` (default 1: the number of workers that each ask
+            their own point while others are still evaluated, told with
+            :meth:`add_pending`); :attr:`choice` says what it chose and why.
         seed: seed of every random choice; the same seed gives the same points.
         batch_size: points per :meth:`ask`.
         n_init: initial-design size (``None``: auto's choice, else the method default).
@@ -52,7 +54,7 @@ class Optimizer:
         objective: a whole :class:`~isoline.objective.Objective` instead of the keywords.
         budget: the number of evaluations, if known: ``"auto"`` and the methods that plan
             by it (the peers) use it; the others do not need it.
-        **options: the method's own options (``noisy`` for ``"auto"``).
+        **options: the method's own options (``noisy`` and ``workers`` for ``"auto"``).
 
     Attributes:
         method_name: the method that proposes (auto's choice for ``"auto"``).

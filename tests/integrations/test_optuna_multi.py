@@ -140,3 +140,16 @@ def test_auto_counts_the_running_trials_as_workers_and_skips_cobyqa() -> None:
 
     assert rules(run(1)) == {"few constraints"}
     assert rules(run(4)) == {"constraints"}
+
+
+def test_auto_gives_a_study_of_four_workers_the_kriging_believer() -> None:
+    study = optuna.create_study(sampler=IsolineSampler(seed=0))
+    running = [study.ask() for _ in range(4)]
+    for _ in range(8):
+        trial = running.pop(0)
+        study.tell(trial, x_and_limit(trial))
+        running.append(study.ask())
+    chosen = [t.system_attrs.get("isoline:auto") for t in study.trials]
+    assert {c["rule"] for c in chosen if c} == {"asynchronous"}
+    done = study.get_trials(states=(optuna.trial.TrialState.COMPLETE,))
+    assert len({(t.params["x"], t.params["y"]) for t in done}) == len(done) == 8

@@ -41,6 +41,8 @@ TUNING_OPTIONS: Mapping[str, Any] = {
     "num_restarts": 3,
     "believer": True,
 }
+#: the report the rule "asynchronous" rests on
+ASYNC_REPORT = "benchmarks/results/auto/async_continuous/README.md"
 #: gp-ei's options on spaces of integers and linear reals only, one point at a time: the
 #: analytic log EI and the lean refit of :data:`TUNING_OPTIONS` with gp-ei's default
 #: acquisition search; on bbob-mixint they cost 0.81x Optuna GPSampler's CPU where gp-ei's
@@ -154,6 +156,16 @@ RULES: tuple[Rule, ...] = (
         "TuRBO ended lowest on the high-dimensional policy searches and on noisy GP-sampled "
         "objectives at d = 25 and 50.",
         "benchmarks/results/field/seed_noisy_rule/",
+    ),
+    Rule(
+        "asynchronous",
+        f"d < {HIGH_DIM}, continuous, one point at a time by several workers (workers > 1)",
+        lambda s: s.workers > 1,
+        "gp-ei",
+        "With four workers on BBOB at d 2-10 gp-ei's Kriging believer ended lower than "
+        "COBYQA, which answers asks made while its point is pending at random.",
+        ASYNC_REPORT,
+        lambda s: dict(TUNING_OPTIONS),
     ),
     Rule(
         "low-dim-local",
