@@ -131,6 +131,31 @@ def test_a_batch_is_claimed_whole_until_its_queued_trials_exist() -> None:
     assert _claimed_elsewhere(study, study._storage.get_trial(b._trial_id), again) == [1]
 
 
+def test_a_trial_whose_every_proposal_is_taken_goes_to_the_independent_sampler(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Five proposals all held by other trials (COBYQA re-proposing one point, say): the
+    trial is drawn by the independent sampler, not given a configuration already taken."""
+    from isoline.integrations import optuna as bridge
+
+    study = optuna.create_study(sampler=IsolineSampler("cobyqa", seed=0))
+    study.optimize(_objective, n_trials=3)
+    drawn: list[int] = []
+    independent = optuna.samplers.RandomSampler(seed=5)
+    original = independent.sample_independent
+
+    def recording(study: optuna.Study, trial: optuna.trial.FrozenTrial, *args: object) -> object:
+        drawn.append(trial.number)
+        return original(study, trial, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(independent, "sample_independent", recording)
+    monkeypatch.setattr(bridge, "_claimed_elsewhere", lambda study, trial, claims: [0])
+    study.sampler = IsolineSampler("cobyqa", seed=0, independent_sampler=independent)
+    study.optimize(_objective, n_trials=2)
+    assert sorted(set(drawn)) == [3, 4]
+    assert all(t.system_attrs.get("isoline:claim", []) == [] for t in study.trials[3:])
+
+
 def test_a_new_sampler_recovers_from_the_stored_trials() -> None:
     study = optuna.create_study(sampler=IsolineSampler("gp-ei", seed=1))
     study.optimize(_objective, n_trials=10)

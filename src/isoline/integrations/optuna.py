@@ -90,7 +90,8 @@ AUTO_ATTR = "isoline:auto"
 #: sampler's ``constraints_func`` under this key, each ``Trial.set_constraint(name, value)``
 #: under ``"constraints:<name>"``
 _CONSTRAINTS = "constraints"
-#: proposals tried before one that no other trial holds or has claimed is given up on
+#: proposals tried for one that no other trial holds or has claimed, before the trial is
+#: left to the independent sampler
 _CLAIM_ATTEMPTS = 5
 
 
@@ -271,6 +272,9 @@ class IsolineSampler(BaseSampler):
                 break
             state.optimizer.withdraw(batch)
             state.optimizer.add_pending([batch[i] for i in taken])
+        else:  # every proposal was taken: the independent sampler draws this trial
+            study._storage.set_trial_system_attr(trial._trial_id, _CLAIM, [])
+            return {}
         params, *rest = claims
         choice = state.optimizer.choice
         if choice is not None:
