@@ -38,7 +38,7 @@ from isoline.params import Space
 from isoline.threads import single_threaded
 from isoline.validation import check_batch, check_int
 
-__all__ = ["Method", "check_capability", "failure_value", "gp_checks_off", "variance_floor"]
+__all__ = ["Method", "check_capability", "failure_value", "variance_floor"]
 
 
 #: GPyTorch's floor on posterior variances in float64, made for ``y`` of order one
@@ -73,23 +73,6 @@ def variance_floor(Y: np.ndarray) -> Iterator[None]:
         yield
         return
     with min_variance(double_value=_MIN_VARIANCE * unit**2):
-        yield
-
-
-@contextlib.contextmanager
-def gp_checks_off() -> Iterator[None]:
-    """Skip GPyTorch's and linear_operator's input checks (their ``debug`` settings), e.g.
-    the comparison of every prediction's inputs with the training inputs: isoline builds
-    the models' inputs itself, and the checks change no proposal while costing a share of
-    a GP method's CPU (benchmarks/results/overhead/gp_checks.md). Nothing is done while
-    GPyTorch is not imported."""
-    if "gpytorch" not in sys.modules:
-        yield
-        return
-    from gpytorch.settings import debug
-    from linear_operator.settings import debug as operator_debug
-
-    with debug(False), operator_debug(False):
         yield
 
 
@@ -263,7 +246,7 @@ class Method:
         elif self.needs_data and np.isfinite(self.y).sum() < 2:
             X = self.uniform(q)
         else:
-            with single_threaded(), variance_floor(self.Y), gp_checks_off():
+            with single_threaded(), variance_floor(self.Y):
                 X = np.asarray(self.propose(q), dtype=float)
             if X.shape != (q, self.dim):
                 raise RuntimeError(
@@ -359,7 +342,7 @@ class Method:
                 proposed[i] = row
         if known:
             self._cover_design(X[known])
-        with single_threaded(), gp_checks_off():
+        with single_threaded():
             self.observe(proposed, y)
 
     def add_pending(self, X: np.ndarray) -> None:
