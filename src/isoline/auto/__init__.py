@@ -1,12 +1,12 @@
 """``method="auto"``: a method and its options chosen from the problem's description.
 
 The chooser looks at what is known before the first evaluation (the space's parameter
-types and dimension, the budget, the batch size and whether the objective is noisy) and
-takes the first rule of :data:`RULES` that applies, as Nevergrad's ``NGOpt`` and Ax's
-generation strategy do. Each rule gives its reason in one sentence and names the committed
-benchmark report it rests on (:attr:`Rule.report`), so a choice can be checked against its
-evidence and a rule replaced when a benchmark overturns it. ``isoline methods auto``
-prints the rules.
+types and dimension, the budget, the batch size, whether the objective is noisy and how
+many workers ask for points at once) and takes the first rule of :data:`RULES` that
+applies, as Nevergrad's ``NGOpt`` and Ax's generation strategy do. Each rule gives its
+reason in one sentence and names the committed benchmark report it rests on
+(:attr:`Rule.report`), so a choice can be checked against its evidence and a rule
+replaced when a benchmark overturns it. ``isoline methods auto`` prints the rules.
 
 The choice is fixed when a run starts: :func:`isoline.minimize` stores the chosen method
 and options as the study's method, with the rule in the study's attributes, and
@@ -80,10 +80,10 @@ def resolve(
 ) -> tuple[str, dict[str, Any], Choice | None]:
     """``(method, options, choice)``: a named method passes through in its registered
     spelling (:func:`isoline.methods.registry.resolve_name`); ``"auto"`` becomes its
-    choice for ``budget`` (if known), taking only ``noisy`` and ``workers`` from ``options``. With several
-    objectives or constraints, ``"auto"`` takes :func:`choose_for_outputs`. On a space
-    with known linear constraints a choice that cannot meet them becomes gp-ei (which
-    can), and its reason says so.
+    choice for ``budget`` (if known), taking only ``noisy`` and ``workers`` from
+    ``options``. With several objectives or constraints, ``"auto"`` takes
+    :func:`choose_for_outputs`. On a space with known linear constraints a choice that
+    cannot meet them becomes gp-ei (which can), and its reason says so.
 
     Raises:
         TypeError: ``"auto"`` given options of a named method.
