@@ -274,7 +274,7 @@ class IsolineSampler(BaseSampler):
             state.optimizer.add_pending([batch[i] for i in taken])
         else:  # every proposal was taken: the independent sampler draws this trial
             study._storage.set_trial_system_attr(trial._trial_id, _CLAIM, [])
-            return {}
+            return {n: self.sample_independent(study, trial, n, d) for n, d in search_space.items()}
         params, *rest = claims
         choice = state.optimizer.choice
         if choice is not None:
