@@ -21,8 +21,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
-from collections import deque
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +30,7 @@ sys.path.insert(0, str(ROOT / "benchmarks" / "optuna"))
 sys.path.insert(0, str(ROOT / "benchmarks" / "auto"))
 
 import numpy as np  # noqa: E402
-from async_pending import WORKERS  # noqa: E402
+from async_pending import WORKERS, complete_table, schedule  # noqa: E402
 from bridge_rows import append_row, command_line, read_rows, seed_range  # noqa: E402
 from scipy.stats import rankdata, wilcoxon  # noqa: E402
 
@@ -63,27 +61,15 @@ def simulate(
     opts = dict(options)
     if method != "cobyqa":
         opts["budget"] = budget
-    cpu = 0.0
 
-    def timed(call: Any, *args: Any) -> Any:
-        nonlocal cpu
-        t0 = time.process_time()
-        out = call(*args)
-        cpu += time.process_time() - t0
-        return out
-
-    opt = timed(
-        lambda: Optimizer(problem.space, method, seed=seed, objective=problem.objective, **opts)
-    )
-    running: deque[Any] = deque(timed(opt.ask, 1)[0] for _ in range(WORKERS))
-    rows: list[list[float]] = []
-    while running:
-        x = running.popleft()
+    def evaluate(x: Any) -> tuple[Any, list[float]]:
         row = problem.outputs(x)
-        rows.append(row.tolist())
-        timed(opt.tell, [x], [row])
-        if len(rows) + len(running) < budget:
-            running.append(timed(opt.ask, 1)[0])
+        return row, row.tolist()
+
+    def make() -> Optimizer:
+        return Optimizer(problem.space, method, seed=seed, objective=problem.objective, **opts)
+
+    rows, cpu, opt = schedule(make, evaluate, budget)
     choice = getattr(opt, "choice", None)
     return {"rows": rows, "method_cpu": cpu, "rule": None if choice is None else choice.rule}
 
@@ -117,9 +103,7 @@ def run(a: argparse.Namespace) -> None:
 def summary(a: argparse.Namespace) -> None:
     rows = read_rows(Path(a.out))
     labels = list(CONTENDERS)
-    table = {(r["problem"], r["seed"], r["contender"]): r for r in rows}
-    cells = sorted({(r["problem"], r["seed"]) for r in rows})
-    cells = [c for c in cells if all((*c, lab) in table for lab in labels)]
+    cells, table = complete_table(rows, labels)
     F = np.array([[table[(*c, lab)]["final"] for lab in labels] for c in cells])
     for p in {c[0] for c in cells}:  # no feasible point: the problem's worst final
         i = [k for k, c in enumerate(cells) if c[0] == p]

@@ -58,7 +58,7 @@ sys.path.insert(0, str(ROOT / "benchmarks" / "optuna"))
 sys.path.insert(0, str(ROOT / "benchmarks" / "auto"))
 
 import numpy as np  # noqa: E402
-from async_pending import WORKERS, simulate  # noqa: E402
+from async_pending import WORKERS, complete_table, simulate  # noqa: E402
 from bridge_rows import append_row, command_line, read_rows, seed_range  # noqa: E402
 from scipy.stats import rankdata, wilcoxon  # noqa: E402
 
@@ -118,9 +118,7 @@ def holm(p: list[float]) -> list[float]:
 def summary(a: argparse.Namespace) -> None:
     rows = read_rows(Path(a.out))
     labels = list(CONTENDERS)
-    table = {(r["problem"], r["seed"], r["contender"]): r for r in rows}
-    cells = sorted({(r["problem"], r["seed"]) for r in rows})
-    cells = [c for c in cells if all((*c, lab) in table for lab in labels)]
+    cells, table = complete_table(rows, labels)
     F = np.array([[table[(*c, lab)]["final"] for lab in labels] for c in cells])
     cpu = np.array([[table[(*c, lab)]["method_cpu"] for lab in labels] for c in cells])
     ranks = rankdata(F, axis=1)

@@ -70,6 +70,7 @@ import argparse
 import sys
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -118,17 +119,14 @@ def _specs(seed: int) -> list[Any]:
     ]
 
 
-def simulate(
-    problem: Any, method: str, options: dict[str, Any], seed: int, budget: int = BUDGET
-) -> dict[str, Any]:
-    """One run under the four-worker schedule: the told values in order, the method CPU,
-    auto's choice and the largest number of pending points an ask saw."""
-    f = ProblemObjective(problem)
-    opts = dict(options)
-    if method == AUTO:
-        opts.setdefault("noisy", is_noisy(problem))
-    if method in (AUTO, "optuna-gp", "random"):
-        opts.setdefault("budget", budget)
+def schedule(
+    make: Callable[[], Any], evaluate: Callable[[Any], tuple[Any, Any]], budget: int
+) -> tuple[list[Any], float, Any]:
+    """The four-worker schedule: ``WORKERS`` points asked one after another, then each step
+    tells the oldest running point and asks one more, until ``budget`` points are told.
+    ``make()`` builds the optimizer; ``evaluate(x)`` returns ``(told, recorded)``, the value
+    or row told and what the run records. Returns the records in telling order, the method
+    CPU (process time in building, ``ask`` and ``tell``) and the optimizer."""
     cpu = 0.0
 
     def timed(call: Any, *args: Any) -> Any:
@@ -138,18 +136,47 @@ def simulate(
         cpu += time.process_time() - t0
         return out
 
-    opt = timed(lambda: Optimizer(problem.space, method, seed=seed, **opts))
-    running: deque[Any] = deque()
-    values: list[float] = []
-    while len(running) < WORKERS:
-        running.append(timed(opt.ask, 1)[0])
+    opt = timed(make)
+    running: deque[Any] = deque(timed(opt.ask, 1)[0] for _ in range(WORKERS))
+    records: list[Any] = []
     while running:
         x = running.popleft()
-        y, info = f(x)
-        values.append(float(info.get("noise_free", y)))
-        timed(opt.tell, [x], [y])
-        if len(values) + len(running) < budget:
+        told, recorded = evaluate(x)
+        records.append(recorded)
+        timed(opt.tell, [x], [told])
+        if len(records) + len(running) < budget:
             running.append(timed(opt.ask, 1)[0])
+    return records, cpu, opt
+
+
+def complete_table(
+    rows: list[dict[str, Any]], labels: list[str]
+) -> tuple[list[tuple[str, int]], dict[tuple[str, int, str], dict[str, Any]]]:
+    """The cells (problem, seed) that have a row of every contender in ``labels``, sorted,
+    and the rows by (problem, seed, contender)."""
+    table = {(r["problem"], r["seed"], r["contender"]): r for r in rows}
+    cells = sorted({(r["problem"], r["seed"]) for r in rows})
+    return [c for c in cells if all((*c, lab) in table for lab in labels)], table
+
+
+def simulate(
+    problem: Any, method: str, options: dict[str, Any], seed: int, budget: int = BUDGET
+) -> dict[str, Any]:
+    """One run under the four-worker schedule: the told values in order (noise-free), the
+    method CPU and auto's choice."""
+    f = ProblemObjective(problem)
+    opts = dict(options)
+    if method == AUTO:
+        opts.setdefault("noisy", is_noisy(problem))
+    if method in (AUTO, "optuna-gp", "random"):
+        opts.setdefault("budget", budget)
+
+    def evaluate(x: Any) -> tuple[float, float]:
+        y, info = f(x)
+        return y, float(info.get("noise_free", y))
+
+    make = lambda: Optimizer(problem.space, method, seed=seed, **opts)  # noqa: E731
+    values, cpu, opt = schedule(make, evaluate, budget)
     choice = getattr(opt, "choice", None)
     return {"values": values, "method_cpu": cpu,
             "choice": None if choice is None else f"{choice.method} {choice.options}"}  # fmt: skip
@@ -180,10 +207,8 @@ def run(a: argparse.Namespace) -> None:
 
 def summary(a: argparse.Namespace) -> None:
     rows = read_rows(Path(a.out))
-    cells = sorted({(r["problem"], r["seed"]) for r in rows})
     labels = list(CONTENDERS)
-    table = {(r["problem"], r["seed"], r["contender"]): r for r in rows}
-    cells = [c for c in cells if all((*c, lab) in table for lab in labels)]
+    cells, table = complete_table(rows, labels)
     F = np.array([[table[(*c, lab)]["final"] for lab in labels] for c in cells])
     cpu = np.array([[table[(*c, lab)]["method_cpu"] for lab in labels] for c in cells])
     j = labels.index("random")
