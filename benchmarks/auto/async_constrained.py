@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT / "benchmarks" / "optuna"))
 sys.path.insert(0, str(ROOT / "benchmarks" / "auto"))
 
 import numpy as np  # noqa: E402
-from async_pending import WORKERS, complete_table, schedule  # noqa: E402
+from async_pending import WORKERS, complete_table, matrix, schedule  # noqa: E402
 from bridge_rows import append_row, command_line, read_rows, seed_range  # noqa: E402
 from scipy.stats import rankdata, wilcoxon  # noqa: E402
 
@@ -104,12 +104,12 @@ def summary(a: argparse.Namespace) -> None:
     rows = read_rows(Path(a.out))
     labels = list(CONTENDERS)
     cells, table = complete_table(rows, labels)
-    F = np.array([[table[(*c, lab)]["final"] for lab in labels] for c in cells])
+    F = matrix(table, cells, labels, "final")
     for p in {c[0] for c in cells}:  # no feasible point: the problem's worst final
         i = [k for k, c in enumerate(cells) if c[0] == p]
         worst = np.max(F[i][np.isfinite(F[i])])
         F[i] = np.where(np.isfinite(F[i]), F[i], worst)
-    cpu = np.array([[table[(*c, lab)]["method_cpu"] for lab in labels] for c in cells])
+    cpu = matrix(table, cells, labels, "method_cpu")
     feasible = np.array([[np.isfinite(table[(*c, lab)]["final"]) for lab in labels] for c in cells])
     ranks = rankdata(F, axis=1)
     rules = sorted({str(r["rule"]) for r in rows if r["contender"] == labels[0]})

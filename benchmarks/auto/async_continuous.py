@@ -58,7 +58,7 @@ sys.path.insert(0, str(ROOT / "benchmarks" / "optuna"))
 sys.path.insert(0, str(ROOT / "benchmarks" / "auto"))
 
 import numpy as np  # noqa: E402
-from async_pending import WORKERS, complete_table, simulate  # noqa: E402
+from async_pending import WORKERS, complete_table, matrix, simulate  # noqa: E402
 from bridge_rows import append_row, command_line, read_rows, seed_range  # noqa: E402
 from scipy.stats import rankdata, wilcoxon  # noqa: E402
 
@@ -119,8 +119,8 @@ def summary(a: argparse.Namespace) -> None:
     rows = read_rows(Path(a.out))
     labels = list(CONTENDERS)
     cells, table = complete_table(rows, labels)
-    F = np.array([[table[(*c, lab)]["final"] for lab in labels] for c in cells])
-    cpu = np.array([[table[(*c, lab)]["method_cpu"] for lab in labels] for c in cells])
+    F = matrix(table, cells, labels, "final")
+    cpu = matrix(table, cells, labels, "method_cpu")
     ranks = rankdata(F, axis=1)
     ref = cpu[:, labels.index("Optuna GP")].sum()
     print(f"{len(cells)} complete cells (problem x seed), {WORKERS} simulated workers\n")

@@ -159,6 +159,16 @@ def complete_table(
     return [c for c in cells if all((*c, lab) in table for lab in labels)], table
 
 
+def matrix(
+    table: dict[tuple[str, int, str], dict[str, Any]],
+    cells: list[tuple[str, int]],
+    labels: list[str],
+    key: str,
+) -> np.ndarray:
+    """``(cells, contenders)`` values of ``key`` in the rows of :func:`complete_table`."""
+    return np.array([[table[(*c, lab)][key] for lab in labels] for c in cells])
+
+
 def simulate(
     problem: Any, method: str, options: dict[str, Any], seed: int, budget: int = BUDGET
 ) -> dict[str, Any]:
@@ -209,8 +219,8 @@ def summary(a: argparse.Namespace) -> None:
     rows = read_rows(Path(a.out))
     labels = list(CONTENDERS)
     cells, table = complete_table(rows, labels)
-    F = np.array([[table[(*c, lab)]["final"] for lab in labels] for c in cells])
-    cpu = np.array([[table[(*c, lab)]["method_cpu"] for lab in labels] for c in cells])
+    F = matrix(table, cells, labels, "final")
+    cpu = matrix(table, cells, labels, "method_cpu")
     j = labels.index("random")
     med = {p: np.median([F[i, j] for i, (q, _) in enumerate(cells) if q == p]) for p, _ in cells}
     S = normalized_scores(F, [med[p] for p, _ in cells])
