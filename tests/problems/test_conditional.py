@@ -80,3 +80,30 @@ def test_svm_fits_stop_at_the_iteration_cap(monkeypatch) -> None:
     assert cash.estimator(cash_corner).max_iter == 50
     y, _ = svm(corner)
     assert 0.0 <= y <= 1.0
+
+
+def test_the_log_loss_metric_scores_probabilities_and_a_bad_metric_is_refused() -> None:
+    """``metric="log_loss"``: the mean fold cross-entropy, continuous where the error ties;
+    the SVMs are calibrated for it."""
+    from sklearn.metrics import log_loss
+
+    config = {"C": 1.0, "kernel": "rbf", "gamma": 0.05}
+    p = iso.problems.get("hpo-svm-kernel", dataset="iris", metric="log_loss", seed=2)
+    assert hasattr(p.estimator(config), "predict_proba")
+    y, info = p(config)
+    assert len(info["fold_log_losses"]) == 3 and y == np.mean(info["fold_log_losses"]) > 0.0
+    # the first fold's loss, recomputed with scikit-learn's own log_loss
+    from sklearn.model_selection import StratifiedKFold
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    X, t = p._load()
+    train, test = next(StratifiedKFold(3, shuffle=True, random_state=2).split(X, t))
+    model = make_pipeline(StandardScaler(), p.estimator(config)).fit(X[train], t[train])
+    assert info["fold_log_losses"][0] == pytest.approx(
+        log_loss(t[test], model.predict_proba(X[test]))
+    )
+    error = iso.problems.get("hpo-svm-kernel", dataset="iris", seed=2)
+    assert not hasattr(error.estimator(config), "predict_proba") and error(config)[0] != y
+    with pytest.raises(ValueError, match="metric"):
+        iso.problems.get("hpo-cash", metric="auc")

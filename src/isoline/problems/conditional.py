@@ -16,8 +16,12 @@ Three problems, each on one of scikit-learn's bundled classification data sets:
   schedule; adam: ``beta_1`` and ``beta_2``).
 
 The objective is the validation error, ``1 - accuracy`` averaged over a stratified
-3-fold cross-validation (three folds rather than five keep an evaluation cheap); the
-features are standardized inside each fold. The problem's seed fixes the folds and every
+3-fold cross-validation (three folds rather than five keep an evaluation cheap), or with
+``metric="log_loss"`` the mean cross-entropy of the predicted class probabilities over the
+same folds (the SVMs then fit Platt's sigmoid calibration on out-of-fold decision values). The error counts misclassified samples, so on a small data set
+it moves in steps of one sample (1/178 on wine) and many configurations tie; the log loss
+is a continuous function of the same models. The features are standardized inside each
+fold. The problem's seed fixes the folds and every
 model's ``random_state``, so the objective is a deterministic function of the active
 parameters. The MLPs train for a fixed, small number of epochs, and each SVM fit stops
 after :data:`SVM_MAX_ITER` iterations of libsvm's solver (a convergence warning is part of
@@ -36,7 +40,7 @@ from isoline.problems.base import TypedProblem
 from isoline.problems.sklearn_hpo import cross_validated
 from isoline.validation import check_choice
 
-__all__ = ["DATASETS", "CashHPO", "ConditionalHPO", "MlpSolverHPO", "SvmKernelHPO"]
+__all__ = ["DATASETS", "METRICS", "CashHPO", "ConditionalHPO", "MlpSolverHPO", "SvmKernelHPO"]
 
 #: data set -> loader name in ``sklearn.datasets`` (all classification)
 DATASETS: dict[str, str] = {
@@ -46,6 +50,11 @@ DATASETS: dict[str, str] = {
     "iris": "load_iris",
 }
 CV_SPLITS = 3
+#: objective -> (scikit-learn scoring, the score's sign in the minimized value, offset)
+METRICS: dict[str, tuple[str, float, float]] = {
+    "error": ("accuracy", -1.0, 1.0),
+    "log_loss": ("neg_log_loss", -1.0, 0.0),
+}
 #: epochs of every MLP (scikit-learn's ``max_iter``)
 MLP_EPOCHS = 20
 #: most iterations of libsvm's solver per SVM fit (``SVC(max_iter=...)``): far above what
@@ -131,11 +140,18 @@ def mlp_solver_space() -> Space:
     return Space(params, conditions)
 
 
-def _svm(config: dict[str, Any], prefix: str, seed: int) -> Any:
+def _svm(config: dict[str, Any], prefix: str, seed: int, probability: bool = False) -> Any:
+    """An SVC; with ``probability``, wrapped in Platt's sigmoid calibration fitted on
+    3-fold out-of-fold decision values (scikit-learn's ``CalibratedClassifierCV`` with
+    ``ensemble=False``, the successor of ``SVC(probability=True)``)."""
+    from sklearn.calibration import CalibratedClassifierCV
     from sklearn.svm import SVC
 
     kw = {k[len(prefix) :]: v for k, v in config.items() if k.startswith(prefix)}
-    return SVC(random_state=seed, max_iter=SVM_MAX_ITER, **kw)
+    svc = SVC(random_state=seed, max_iter=SVM_MAX_ITER, **kw)
+    if not probability:
+        return svc
+    return CalibratedClassifierCV(svc, method="sigmoid", cv=CV_SPLITS, ensemble=False)
 
 
 def _mlp(config: dict[str, Any], prefix: str, seed: int) -> Any:
@@ -146,8 +162,9 @@ def _mlp(config: dict[str, Any], prefix: str, seed: int) -> Any:
     return MLPClassifier(hidden_layer_sizes=(hidden,), max_iter=MLP_EPOCHS, random_state=seed, **kw)
 
 
-def cash_model(config: dict[str, Any], seed: int) -> Any:
-    """The estimator of a ``hpo-cash`` configuration (active parameters only)."""
+def cash_model(config: dict[str, Any], seed: int, probability: bool = False) -> Any:
+    """The estimator of a ``hpo-cash`` configuration (active parameters only); an SVM fits
+    its probability model if ``probability``."""
     from sklearn.ensemble import RandomForestClassifier
     from sklearn.linear_model import LogisticRegression
     from sklearn.neighbors import KNeighborsClassifier
@@ -157,7 +174,7 @@ def cash_model(config: dict[str, Any], seed: int) -> Any:
     if model == "knn":
         return KNeighborsClassifier(**kw)
     if model == "svm":
-        return _svm(config, "svm_", seed)
+        return _svm(config, "svm_", seed, probability)
     if model == "rf":
         return RandomForestClassifier(random_state=seed, **kw)
     if model == "logreg":
@@ -166,11 +183,12 @@ def cash_model(config: dict[str, Any], seed: int) -> Any:
 
 
 class ConditionalHPO(TypedProblem):
-    """One conditional tuning problem: validation error (minimized) on ``dataset``.
+    """One conditional tuning problem: a cross-validated loss (minimized) on ``dataset``.
 
     Args:
         dim: ``0`` (or the space's encoded dimension): the dimension is the space's.
         dataset: one of :data:`DATASETS`; each problem has its own default.
+        metric: one of :data:`METRICS`: ``"error"`` (1 - accuracy) or ``"log_loss"``.
         seed: the cross-validation folds and every model's ``random_state``.
     """
 
@@ -181,17 +199,19 @@ class ConditionalHPO(TypedProblem):
         dim: int = 0,
         *,
         dataset: str | None = None,
+        metric: str = "error",
         noise_std: float | str = 0.0,
         seed: int = 0,
     ) -> None:
         self.dataset = check_choice(
             self.default_dataset if dataset is None else dataset, "dataset", tuple(DATASETS)
         )
+        self.metric = check_choice(metric, "metric", tuple(METRICS))
         self._set_typed(noise_std, seed)
         self.space = self.make_space()
         self.dim = self.space.dim
         self._check_dim(dim, self.name)
-        #: an error rate is at least 0
+        #: an error rate and a log loss are at least 0
         self.lower_bound = 0.0
         self._data: tuple[np.ndarray, np.ndarray] | None = None
 
@@ -210,8 +230,14 @@ class ConditionalHPO(TypedProblem):
             self._data = (np.asarray(X, dtype=float), np.asarray(y))
         return self._data
 
+    @property
+    def probability(self) -> bool:
+        """Whether the classifiers must predict class probabilities (the log loss)."""
+        return self.metric == "log_loss"
+
     def evaluate(self, config: Any) -> tuple[float, dict[str, Any]]:
-        """Cross-validated error of a configuration (a dict of its active parameters)."""
+        """Cross-validated loss of a configuration (a dict of its active parameters), with
+        each fold's loss under ``fold_errors`` or ``fold_log_losses``."""
         from sklearn.model_selection import StratifiedKFold
         from sklearn.pipeline import make_pipeline
         from sklearn.preprocessing import StandardScaler
@@ -221,11 +247,18 @@ class ConditionalHPO(TypedProblem):
         X, y = self._load()
         folds = StratifiedKFold(CV_SPLITS, shuffle=True, random_state=self.seed)
         model = make_pipeline(StandardScaler(), self.estimator(config))
-        scores = cross_validated(model, X, y, "accuracy", folds, self.seed)
-        error = 1.0 - float(np.mean(scores))
-        if not np.isfinite(error):
-            raise FloatingPointError(f"{self.name} on {self.dataset}: error {error} at {config}")
-        return error, {"fold_errors": [1.0 - float(s) for s in scores]}
+        scoring, sign, offset = METRICS[self.metric]
+        losses = [
+            offset + sign * float(s)
+            for s in cross_validated(model, X, y, scoring, folds, self.seed)
+        ]
+        loss = float(np.mean(losses))
+        if not np.isfinite(loss):
+            raise FloatingPointError(
+                f"{self.name} on {self.dataset}: {self.metric} {loss} at {config}"
+            )
+        key = "fold_errors" if self.metric == "error" else "fold_log_losses"
+        return loss, {key: losses}
 
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
@@ -235,31 +268,31 @@ class ConditionalHPO(TypedProblem):
 
 class CashHPO(ConditionalHPO):
     name = "hpo-cash"
-    description = "CASH over kNN, SVM, RF, logistic regression, MLP; 3-fold CV error"
+    description = "CASH over kNN, SVM, RF, logistic regression, MLP; 3-fold CV error or log loss"
     default_dataset = "breast"
 
     def make_space(self) -> Space:
         return cash_space()
 
     def estimator(self, config: dict[str, Any]) -> Any:
-        return cash_model(config, self.seed)
+        return cash_model(config, self.seed, self.probability)
 
 
 class SvmKernelHPO(ConditionalHPO):
     name = "hpo-svm-kernel"
-    description = "SVM with kernel-specific parameters; 3-fold CV error"
+    description = "SVM with kernel-specific parameters; 3-fold CV error or log loss"
     default_dataset = "wine"
 
     def make_space(self) -> Space:
         return svm_kernel_space()
 
     def estimator(self, config: dict[str, Any]) -> Any:
-        return _svm(config, "", self.seed)
+        return _svm(config, "", self.seed, self.probability)
 
 
 class MlpSolverHPO(ConditionalHPO):
     name = "hpo-mlp-solver"
-    description = "MLP whose solver (sgd/adam) has its own parameters; 3-fold CV error"
+    description = "MLP whose solver (sgd/adam) has its own parameters; 3-fold CV error or log loss"
     default_dataset = "wine"
 
     def make_space(self) -> Space:
