@@ -32,9 +32,12 @@ def command_line(
     run: Callable[[argparse.Namespace], None],
     summary: Callable[[argparse.Namespace], None],
     trials: int | None = None,
+    choices: dict[str, tuple[str, ...]] | None = None,
 ) -> None:
     """``run --out F [--seeds 0-4] [--trials N]`` and ``summary --out F`` of a bridge
-    benchmark (``trials``: the default of ``--trials``; ``None``: no such option)."""
+    benchmark (``trials``: the default of ``--trials``; ``None``: no such option).
+    ``choices``: more options of both commands, ``--name`` taking one of the given values
+    (the first is the default)."""
     ap = argparse.ArgumentParser(description=(doc or "").split("\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     r = sub.add_parser("run")
@@ -46,5 +49,8 @@ def command_line(
     s = sub.add_parser("summary")
     s.add_argument("--out", required=True)
     s.set_defaults(func=summary)
+    for name, values in (choices or {}).items():
+        for command in (r, s):
+            command.add_argument(f"--{name}", choices=values, default=values[0])
     args = ap.parse_args()
     args.func(args)
