@@ -82,6 +82,8 @@ def test_a_maximized_study_records_its_direction_and_resumes_exactly(tmp_path: P
     with Store(db) as store:
         rec = store.get_study("s")
         assert rec is not None and rec.attrs["objective"] == {"direction": "maximize"}
+        assert rec.direction == "maximize" and rec.directions == ("maximize",)
+        assert store.get_study("whole").direction == "maximize"
         stored = [t.y for t in store.trials(rec)]
     np.testing.assert_array_equal(stored, resumed.func_vals)
     loaded = iso.Result.from_trials(rec, store_trials(db, "s"), db)

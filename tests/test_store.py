@@ -390,6 +390,11 @@ def test_merge_copies_rows_of_outputs_and_the_merged_study_resumes_and_reports(
     for name in ("done", "cut"):
         assert _rows(dst, name) == _rows(src, name)
         assert outputs(dst, name) == outputs(src, name)
+    with iso.Store(dst) as store:
+        record = store.get_study("done")
+        assert record is not None and record.directions == ("minimize", "maximize")
+        with pytest.raises(ValueError, match="2 objectives"):
+            record.direction  # noqa: B018
     rows = outputs(dst, "done")
     assert all(len(json.loads(r[2])) == 3 for r in rows)
     failed = [json.loads(r[2]) for r in rows if r[1] == "failed"]

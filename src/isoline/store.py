@@ -30,7 +30,7 @@ import numpy as np
 
 from isoline.leases import LEASE_GRACE, UNLOCK_WATCH, Lease, LeaseBook, LeaseError
 from isoline.store_file import Transaction, check_columns, check_path, open_file, retry_busy, tables
-from isoline.store_read import OPTIONAL_STUDY_COLUMNS, STUDY_COLUMNS, TRIAL_COLUMNS, StoreReader
+from isoline.store_read import STUDY_COLUMNS, TRIAL_COLUMNS, StoreReader
 from isoline.store_records import StoreError, StudyRecord, Trial, decode_text, dumps, outputs_json
 from isoline.store_schema import RESUME_FORMATS
 
@@ -114,11 +114,7 @@ class Store(StoreReader):
             self.version = open_file(self.conn, self.path, found, memory, self.readonly, timeout)
             #: the columns of the studies and trials tables in this file
             self._present = check_columns(self.conn, self.path, self.version)
-            self._columns = {
-                "studies": [*STUDY_COLUMNS, *(c for c in OPTIONAL_STUDY_COLUMNS
-                                              if c in self._present["studies"])],
-                "trials": list(TRIAL_COLUMNS),
-            }  # fmt: skip
+            self._columns = {"studies": list(STUDY_COLUMNS), "trials": list(TRIAL_COLUMNS)}
         except sqlite3.DatabaseError as e:
             self.conn.close()
             raise StoreError(f"{self.path} cannot be opened as an isoline store: {e}") from None
@@ -323,15 +319,13 @@ class Store(StoreReader):
 
     def _insert_study(self, study: StudyRecord, trials: list[Trial]) -> None:
         """Inside a write transaction: insert a checked ``study`` and its ``trials``."""
-        extra = [c for c in OPTIONAL_STUDY_COLUMNS if c in self._present["studies"]]
         cursor = self.conn.execute(
             "INSERT INTO studies (name, method, seed, batch_size, options, space, budget,"
-            f" attrs, created, state_batch, finished, resume_format{''.join(', ' + c for c in extra)})"
-            f" VALUES ({', '.join('?' * (12 + len(extra)))})",
+            " attrs, created, state_batch, finished, resume_format)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (study.name, study.method, study.seed, study.batch_size, dumps(study.options),
              dumps(study.space), study.budget, dumps(study.attrs), study.created,
-             study.state_batch, int(study.finished), study.resume_format,
-             *(getattr(study, c) for c in extra)),
+             study.state_batch, int(study.finished), study.resume_format),
         )  # fmt: skip
         self.conn.executemany(
             "INSERT INTO trials (study_id, number, batch, x, u, y, status, error, info,"

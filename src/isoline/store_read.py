@@ -22,7 +22,7 @@ from isoline.store_records import (
 )
 from isoline.store_schema import RESUME_FORMATS
 
-__all__ = ["OPTIONAL_STUDY_COLUMNS", "STUDY_COLUMNS", "TRIAL_COLUMNS", "StoreReader"]
+__all__ = ["STUDY_COLUMNS", "TRIAL_COLUMNS", "StoreReader"]
 
 #: the columns of a study row, as :func:`isoline.store_records.read_study` reads them
 STUDY_COLUMNS = (
@@ -40,8 +40,6 @@ STUDY_COLUMNS = (
     "finished",
     "resume_format",
 )
-#: columns a later version adds to the studies table; read when the file has them
-OPTIONAL_STUDY_COLUMNS = ("direction",)
 #: the columns of a trial row, as :func:`isoline.store_records.read_trial` reads them
 TRIAL_COLUMNS = ("number", "batch", "x", "u", "y", "status", "error", "info", "started",
                  "finished", "attempts", "outputs")  # fmt: skip

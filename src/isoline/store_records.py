@@ -51,8 +51,6 @@ MAX_NAME = 10_000
 MAX_DEPTH = 64
 #: the statuses a trial may have
 STATUSES = ("pending", "ok", "failed")
-#: the directions a study may record
-DIRECTIONS = ("minimize", "maximize")
 #: the largest integer a count field (budget, batch size, attempts) may hold
 MAX_COUNT = 2**53
 
@@ -76,7 +74,21 @@ class StudyRecord:
     state_batch: int
     finished: bool
     resume_format: str = RESUME_FORMATS[0]
-    direction: str = "minimize"
+
+    @property
+    def objective(self) -> Objective:
+        """The objective specification the study recorded (its outputs and directions)."""
+        return Objective.from_dict(self.attrs.get("objective"))
+
+    @property
+    def directions(self) -> tuple[str, ...]:
+        """The direction of each objective, ``"minimize"`` or ``"maximize"``."""
+        return self.objective.directions
+
+    @property
+    def direction(self) -> str:
+        """The direction of the one objective (ValueError with several)."""
+        return self.objective.direction
 
 
 @dataclass(frozen=True)
@@ -190,11 +202,6 @@ def read_study(row: Mapping[str, Any], path: str) -> StudyRecord:
     except (TypeError, ValueError) as err:
         raise c.fail("attrs", f"holds an unusable objective record ({err})") from None
     budget = row["budget"]
-    if "direction" in row and row["direction"] not in DIRECTIONS:
-        raise c.fail(
-            "direction", f"must be one of {list(DIRECTIONS)}, got {_short(row['direction'])}"
-        )
-    extra = {k: row[k] for k in ("direction",) if k in row}
     return StudyRecord(
         study_id=c.integer("study_id", row["study_id"], 0),
         name=name,
@@ -209,7 +216,6 @@ def read_study(row: Mapping[str, Any], path: str) -> StudyRecord:
         state_batch=c.integer("state_batch", row["state_batch"], -1),
         finished=bool(c.integer("finished", row["finished"], 0, 1)),
         resume_format=c.text("resume_format", row["resume_format"], 200),
-        **extra,
     )
 
 
