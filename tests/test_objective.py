@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import isoline as iso
 from isoline.objective import UNSET, Objective, OutputError
 
 
@@ -103,6 +104,22 @@ def test_pareto_front_hypervolume_and_reference_point() -> None:
         o.hypervolume(Y, [1.0])
     with pytest.raises(ValueError, match="no feasible point"):
         o.reference_point(Y[3:4])
+
+
+def test_evaluations_with_equal_outputs_are_all_on_the_front() -> None:
+    """Two configurations with the same outputs do not dominate each other: both are on
+    the front (and marked so in the table), and the hypervolume counts their area once."""
+    o = Objective(["minimize", "minimize"])
+    Y = np.array([[1.0, 1.0], [2.0, 0.5], [1.0, 1.0], [2.0, 2.0]])
+    np.testing.assert_array_equal(o.pareto_indices(Y), [0, 1, 2])
+    assert o.hypervolume(Y, [3.0, 3.0]) == pytest.approx(4.0 + 0.5)
+    space = iso.Space({"k": iso.Categorical(["a", "b", "c"])})
+    res = iso.optimize(lambda c: {"e": 2.0 if c["k"] == "c" else 1.0, "t": 0.5 if c["k"] == "c" else 1.0},
+                       space, directions=["minimize", "minimize"], objectives=["e", "t"],
+                       method="random", budget=3, seed=0)  # fmt: skip
+    configs, front = res.pareto_front()
+    assert sorted(c["k"] for c in configs) == ["a", "b", "c"] and len(front) == 3
+    assert res.to_dataframe()["pareto"].all()
 
 
 def test_outputs_take_every_real_number_one_objective_takes() -> None:

@@ -354,14 +354,15 @@ class Objective:
 
     def pareto_indices(self, Y: npt.ArrayLike) -> np.ndarray:
         """Indices of the feasible rows no other feasible row dominates (BoTorch's
-        ``is_non_dominated``; repeated rows are kept once), in row order."""
+        ``is_non_dominated``), in row order. Equal rows do not dominate each other, so
+        configurations with the same outputs are all kept, as Optuna's ``best_trials``."""
         import torch
         from botorch.utils.multi_objective.pareto import is_non_dominated
 
         ok = np.flatnonzero(self.feasible(Y))
         if ok.size == 0:
             return ok
-        keep = is_non_dominated(torch.as_tensor(self._maximized(Y)[ok]), deduplicate=True)
+        keep = is_non_dominated(torch.as_tensor(self._maximized(Y)[ok]), deduplicate=False)
         return ok[keep.numpy()]
 
     def check_reference(self, ref: npt.ArrayLike) -> np.ndarray:
