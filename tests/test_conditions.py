@@ -232,3 +232,16 @@ def test_a_choice_none_is_a_value_not_an_inactive_parameter(tmp_path) -> None:
         cells = [row["params_solver"] for row in csv.DictReader(fh)]
     assert cells == ["" if "solver" not in c else str(c["solver"]) for c in res.x_iters]
     assert "None" in cells and "" in cells
+
+
+def test_the_csv_leaves_an_inactive_categorical_and_a_missing_error_empty(tmp_path) -> None:
+    from isoline.visualization import write_study_report
+
+    space = Space({"k": Categorical(["a", "b"]), "opt": Categorical(["x", "y"])},
+                  {"opt": {"k": "b"}})  # fmt: skip
+    res = iso.minimize(lambda c: float(c["k"] == "b"), space, "random", budget=6, seed=1)
+    write_study_report(res, tmp_path / "r")
+    with open(tmp_path / "r" / "evaluations.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert [r["params_opt"] for r in rows] == [c.get("opt", "") for c in res.x_iters]
+    assert {c["k"] for c in res.x_iters} == {"a", "b"} and all(r["error"] == "" for r in rows)

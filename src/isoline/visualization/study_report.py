@@ -52,12 +52,15 @@ def output_plots(result: StudyResult) -> dict[str, Callable[..., Any]]:
     return out
 
 
-def _csv_cells(frame: pd.DataFrame) -> pd.DataFrame:
+def _csv_cells(frame: pd.DataFrame, result: StudyResult) -> pd.DataFrame:
     """``frame`` with a chosen ``None`` (``Categorical([None, ...])``) written as the cell
-    ``None``: in a CSV both it and an inactive parameter's missing value would be empty."""
+    ``None``; an inactive parameter's cell and every other missing value stay empty."""
     out = frame.copy()
-    for column in out.select_dtypes(include="object").columns:
-        out[column] = [("None" if v is None else v) for v in out[column]]
+    space = result.space
+    for p in parameters(space) if space is not None else []:
+        if p.kind == "categorical" and any(c is None for c in p.choices):
+            out[p.column] = [None if p.inactive(v) else ("None" if v is None else v)
+                             for v in out[p.column]]  # fmt: skip
     return out
 
 
@@ -75,7 +78,7 @@ def write_study_report(result: StudyResult, out: str | Path, command: str | None
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
     frame = result.to_dataframe()
-    _csv_cells(frame).to_csv(folder / "evaluations.csv", index=False)
+    _csv_cells(frame, result).to_csv(folder / "evaluations.csv", index=False)
     drawn, skipped = [], []
     try:  # computed once: the importance plot shows them, the contour takes the first two
         shares: dict[str, float] | None = param_importances(result)
