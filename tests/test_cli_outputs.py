@@ -51,6 +51,29 @@ def test_directions_and_reference_point_options(tmp_path: Path, capsys) -> None:
     assert "(inferred from the front)" in capsys.readouterr().out  # not the problem's
 
 
+def test_the_report_of_a_run_uses_the_reference_point_the_run_reported(
+    tmp_path: Path, capsys
+) -> None:
+    """`isoline report STORE STUDY` takes the hypervolume against the point `isoline run`
+    used (given or the problem's), or against --ref-point; one-objective studies refuse it."""
+    pytest.importorskip("matplotlib")
+    assert main(_run(tmp_path, "branin-currin", "--ref-point", "300,40", budget=8)) == 0
+    run_hv = _number(r"hypervolume (\S+) against", capsys.readouterr().out)
+    db = str(tmp_path / "r.db")
+    assert main(["report", db, "s", "--out", str(tmp_path / "rep")]) == 0
+    text = (tmp_path / "rep" / "summary.md").read_text()
+    assert _number(r"- hypervolume: (\S+) against", text) == pytest.approx(run_hv, rel=1e-5)
+    assert "reference point [300, 40] (given; recorded by isoline run)" in text
+    assert main(["report", db, "s", "--out", str(tmp_path / "r2"), "--ref-point", "400,40"]) == 0
+    text = (tmp_path / "r2" / "summary.md").read_text()
+    hv = load(db, "s").hypervolume([400.0, 40.0])
+    assert _number(r"- hypervolume: (\S+) against", text) == pytest.approx(hv, rel=1e-5) != run_hv
+    assert main(_run(tmp_path / "one", "levy", budget=3)) == 0
+    one = str(tmp_path / "one" / "r.db")
+    assert main(["report", one, "s", "--out", str(tmp_path / "r3"), "--ref-point", "1,2"]) == 2
+    assert "applies to several objectives" in capsys.readouterr().err
+
+
 def test_constrained_problem_best_feasible_or_none(tmp_path: Path, capsys) -> None:
     assert main(_run(tmp_path, "pressure-vessel", budget=3)) == 0
     out = capsys.readouterr().out

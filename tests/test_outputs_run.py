@@ -191,7 +191,7 @@ def test_the_study_summary_lists_the_front_or_the_best_feasible(tmp_path: Path) 
     assert len(front) > 1 and f"- Pareto front: {len(front)} evaluations" in text
     ref = ", ".join(f"{v:.6g}" for v in res.reference_point)
     assert (
-        f"- hypervolume: {res.hypervolume():.6g} against the inferred reference point [{ref}]"
+        f"- hypervolume: {res.hypervolume():.6g} against the reference point [{ref}] (inferred)"
         in text
     )
     assert f"- feasible: {int(res.feasible.sum())} of 10 evaluations" in text

@@ -77,7 +77,12 @@ def cmd_problems(args: argparse.Namespace) -> int:
 
 def cmd_run(args: argparse.Namespace) -> int:
     import isoline as iso
-    from isoline.bench.problem_spec import cli_objective, outcome_lines, reference_for
+    from isoline.bench.problem_spec import (
+        cli_objective,
+        outcome_lines,
+        record_reference,
+        reference_for,
+    )
     from isoline.bench.runner import ProblemObjective
     from isoline.methods.registry import resolve_name
     from isoline.problems.base import is_noisy
@@ -120,6 +125,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"stopped: {res.stop_reason}")
     for line in outcome_lines(res, problem, ref, ref_source):
         print(line)
+    if ref is not None and args.storage is not None:
+        record_reference(args.storage, res.study, ref, ref_source)
     if objective.n_objectives == 1 and res.feasible_found:
         if isinstance(res.x, np.ndarray):
             print(f"best value {res.fun:.6g} at x = {np.array2string(res.x, precision=5)}")
@@ -179,6 +186,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     _check_out_dir(args.out)
     if args.study is not None or _is_sqlite(args.target):
         return _study_report(args)
+    if args.ref_point is not None:
+        raise ValueError("--ref-point applies to the report of one study (STORE STUDY)")
     cfg = load_config(args.target).subset(seeds=args.seeds, problems=args.problems)
     path = write_report(cfg, args.storage, args.out, command=" ".join(["isoline", *sys.argv[1:]]))
     print(f"report written to {path}")
@@ -197,6 +206,7 @@ def _study_report(args: argparse.Namespace) -> int:
     """``isoline report STORE STUDY``: the plots and summary of one study."""
     import matplotlib
 
+    from isoline.bench.problem_spec import stored_reference
     from isoline.results import load
     from isoline.store import Store
     from isoline.visualization import write_study_report
@@ -214,7 +224,9 @@ def _study_report(args: argparse.Namespace) -> int:
                          "not of one study")  # fmt: skip
     matplotlib.use("Agg")
     result = load(args.target, args.study)
-    path = write_study_report(result, args.out, command=" ".join(["isoline", *sys.argv[1:]]))
+    ref, source = stored_reference(args.target, args.study, result.objective, args.ref_point)
+    path = write_study_report(result, args.out, command=" ".join(["isoline", *sys.argv[1:]]),
+                              ref=ref, ref_source=source)  # fmt: skip
     print(f"report of study {args.study!r} written to {path} (plots beside it)")
     return 0
 
@@ -417,6 +429,10 @@ def build_parser() -> argparse.ArgumentParser:
                    "of a bench that is still running or was stopped)")  # fmt: skip
     s.add_argument("--problems", metavar="REGEX",
                    help="report only the problems whose label matches, e.g. 'D=(10|20)$'")  # fmt: skip
+    s.add_argument("--ref-point", metavar="R1,R2,...",
+                   help="a study's hypervolume reference point, one number per objective "
+                        "(default: the one its `isoline run` used, else inferred from the "
+                        "Pareto front)")  # fmt: skip
     s.set_defaults(func=cmd_report)
 
     s = sub.add_parser("merge", help="copy the studies of other stores into one store")

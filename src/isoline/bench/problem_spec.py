@@ -97,6 +97,48 @@ def reference_for(problem: Any, objective: Objective, given: str | None) -> tupl
     return None, "inferred from the front"
 
 
+#: the study attribute where ``isoline run`` records the reference point it reported against
+REFERENCE_ATTR = "reference_point"
+
+
+def record_reference(storage: str, study: str, ref: Any, source: str) -> None:
+    """Record in ``study``'s attributes the reference point ``ref`` a run reported its
+    hypervolume against (``source``: where it came from), for ``isoline report``."""
+    from isoline.store import Store
+
+    point = [float(v) for v in np.asarray(ref, dtype=float)]
+    with Store(storage) as store:
+        rec = store.get_study(study)
+        if rec is not None:
+            store.update_attr(rec, REFERENCE_ATTR, lambda _: {"point": point, "source": source})
+
+
+def stored_reference(
+    storage: str, study: str, objective: Objective | None, given: str | None
+) -> tuple[Any, str]:
+    """The reference point of a study's report: ``given`` (comma-separated numbers, as
+    :func:`reference_for` reads them), else the one :func:`record_reference` recorded, else
+    ``None`` (inferred from the front). One objective: ``None``; ``given`` is refused."""
+    from isoline.store import Store
+
+    if objective is None or objective.n_objectives == 1:
+        if given is not None:
+            raise ValueError("--ref-point applies to several objectives; this study has one")
+        return None, "inferred"
+    if given is not None:
+        return reference_for(None, objective, given)
+    with Store(storage, create=False, readonly=True) as store:
+        rec = store.get_study(study)
+        recorded = None if rec is None else rec.attrs.get(REFERENCE_ATTR)
+    if not isinstance(recorded, dict):
+        return None, "inferred"
+    try:
+        point = objective.check_reference(recorded.get("point", []))
+    except (TypeError, ValueError):
+        return None, "inferred"
+    return point, f"{recorded.get('source', 'given')}; recorded by isoline run"
+
+
 def outcome_lines(res: Any, problem: Any, ref: Any, source: str) -> list[str]:
     """What a finished run found, for the terminal: with several objectives the feasible
     Pareto front's size and hypervolume against ``ref`` (``None``: inferred); with

@@ -64,11 +64,22 @@ def _csv_cells(frame: pd.DataFrame, result: StudyResult) -> pd.DataFrame:
     return out
 
 
-def write_study_report(result: StudyResult, out: str | Path, command: str | None = None) -> Path:
+def write_study_report(
+    result: StudyResult,
+    out: str | Path,
+    command: str | None = None,
+    *,
+    ref: Any = None,
+    ref_source: str = "given",
+) -> Path:
     """Write ``summary.md``, ``evaluations.csv`` (:meth:`~isoline.Result.to_dataframe`;
     an inactive parameter's cell is empty, a chosen ``None`` reads ``None``) and one PNG per plot of :data:`PLOTS` (and of :func:`output_plots`) into the folder ``out`` (created if missing). A
     plot the study cannot have (a contour of a one-parameter space, too few finished
     evaluations) is left out and the summary says why.
+
+    With several objectives the hypervolume (summary and plot) is taken against ``ref``
+    (user units; the summary names it with ``ref_source``), or against the reference point
+    inferred from the front (:attr:`~isoline.Result.reference_point`) if ``ref`` is ``None``.
 
     Returns:
         The path of ``summary.md``.
@@ -87,6 +98,8 @@ def write_study_report(result: StudyResult, out: str | Path, command: str | None
     options: dict[str, dict[str, Any]] = {"importances": {"importances": shares}}
     if shares is not None and len(shares) > 2:
         options["contour"] = {"params": list(shares)[:2]}
+    if ref is not None:
+        options["hypervolume"] = {"ref": ref}
     for stem, plot in {**PLOTS, **output_plots(result)}.items():
         try:
             fig = plot(result, **options.get(stem, {}))
@@ -96,7 +109,8 @@ def write_study_report(result: StudyResult, out: str | Path, command: str | None
         fig.savefig(folder / f"{stem}.png", dpi=110, bbox_inches="tight")
         plt.close(fig)
         drawn.append(f"![{stem}]({stem}.png)")
-    lines = [f"# Study {result.study}", "", *_summary(result, frame), "", "## Plots", ""]
+    lines = [f"# Study {result.study}", "", *_summary(result, frame, ref, ref_source), "",
+             "## Plots", ""]  # fmt: skip
     lines += [*drawn, "", *skipped] if skipped else drawn
     lines += ["", "Every evaluation: [evaluations.csv](evaluations.csv)."]
     if command:
@@ -106,7 +120,7 @@ def write_study_report(result: StudyResult, out: str | Path, command: str | None
     return path
 
 
-def _summary(result: StudyResult, frame: Any) -> list[str]:
+def _summary(result: StudyResult, frame: Any, ref: Any, ref_source: str) -> list[str]:
     n_failed = int((frame["state"] == "failed").sum())
     lines = [f"- store: {getattr(result, 'storage', '?')}", f"- method: {result.method}"]
     choice = getattr(result, "choice", None)
@@ -127,7 +141,7 @@ def _summary(result: StudyResult, frame: Any) -> list[str]:
         lines.append(f"- feasible: {int(frame['feasible'].sum())} of {len(frame)} evaluations "
                      f"(constraints {shown}, each <= 0)")  # fmt: skip
     if "pareto" in frame:
-        return [*lines, *_front(result, frame, spec)]
+        return [*lines, *_front(result, frame, spec, ref, ref_source)]
     return [*lines, *_best(result, frame)]
 
 
@@ -160,7 +174,7 @@ def _best(result: StudyResult, frame: Any) -> list[str]:
 FRONT_ROWS = 20
 
 
-def _front(result: StudyResult, frame: Any, spec: Any) -> list[str]:
+def _front(result: StudyResult, frame: Any, spec: Any, ref: Any, ref_source: str) -> list[str]:
     """The feasible Pareto front: its size, hypervolume and a table of its evaluations."""
     on_front = frame[frame["pareto"].to_numpy(dtype=bool)]
     if on_front.empty:
@@ -169,9 +183,13 @@ def _front(result: StudyResult, frame: Any, spec: Any) -> list[str]:
     k = len(on_front)
     lines = [f"- Pareto front: {k} evaluation{'s' * (k != 1)}"]
     try:
-        hv = result.hypervolume()  # type: ignore[attr-defined]
-        ref = ", ".join(f"{v:.6g}" for v in np.asarray(result.reference_point))  # type: ignore[attr-defined]
-        lines.append(f"- hypervolume: {hv:.6g} against the inferred reference point [{ref}]")
+        if ref is None:
+            hv = result.hypervolume()  # type: ignore[attr-defined]
+            ref, ref_source = result.reference_point, "inferred"  # type: ignore[attr-defined]
+        else:  # 0 if no feasible evaluation dominates it, as `isoline run` reports
+            hv = result.hypervolume_history(ref)[-1]  # type: ignore[attr-defined]
+        shown = ", ".join(f"{v:.6g}" for v in np.asarray(ref, dtype=float))
+        lines.append(f"- hypervolume: {hv:.6g} against the reference point [{shown}] ({ref_source})")
     except (AttributeError, ValueError) as err:
         lines.append(f"- hypervolume: not computed ({err})")
     params = _params(result)
