@@ -189,7 +189,9 @@ def _front(result: StudyResult, frame: Any, spec: Any, ref: Any, ref_source: str
         else:  # 0 if no feasible evaluation dominates it, as `isoline run` reports
             hv = result.hypervolume_history(ref)[-1]  # type: ignore[attr-defined]
         shown = ", ".join(f"{v:.6g}" for v in np.asarray(ref, dtype=float))
-        lines.append(f"- hypervolume: {hv:.6g} against the reference point [{shown}] ({ref_source})")
+        lines.append(
+            f"- hypervolume: {hv:.6g} against the reference point [{shown}] ({ref_source})"
+        )
     except (AttributeError, ValueError) as err:
         lines.append(f"- hypervolume: not computed ({err})")
     params = _params(result)
