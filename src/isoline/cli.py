@@ -77,12 +77,7 @@ def cmd_problems(args: argparse.Namespace) -> int:
 
 def cmd_run(args: argparse.Namespace) -> int:
     import isoline as iso
-    from isoline.bench.problem_spec import (
-        cli_objective,
-        outcome_lines,
-        record_reference,
-        reference_for,
-    )
+    from isoline.bench import problem_spec as spec
     from isoline.bench.runner import ProblemObjective
     from isoline.methods.registry import resolve_name
     from isoline.problems.base import is_noisy
@@ -94,8 +89,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.noise_std:
         kwargs["noise_std"] = args.noise_std
     problem = iso.problems.get(args.problem, **kwargs, **_options(args.problem_option))
-    objective = cli_objective(problem, args.direction, args.directions)
-    ref, ref_source = reference_for(problem, objective, args.ref_point)
+    objective = spec.cli_objective(problem, args.direction, args.directions)
+    ref, ref_source = spec.reference_for(problem, objective, args.ref_point)
     tag = "".join(f"-{k}={v}" for k, v in _options(args.problem_option).items())
     study = args.study or f"{args.problem}{tag}-{problem.dim}d/{args.method}/seed{args.seed}"
     options = _options(args.option)
@@ -123,10 +118,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     print(f"study {res.study!r} in {res.storage}: {res.n_evals} evaluations, {res.n_failed} failed")
     if res.stop_reason.startswith("max_time"):
         print(f"stopped: {res.stop_reason}")
-    for line in outcome_lines(res, problem, ref, ref_source):
+    for line in spec.outcome_lines(res, problem, ref, ref_source):
         print(line)
     if ref is not None and args.storage is not None:
-        record_reference(args.storage, res.study, ref, ref_source)
+        spec.record_reference(args.storage, res.study, ref, ref_source)
     if objective.n_objectives == 1 and res.feasible_found:
         if isinstance(res.x, np.ndarray):
             print(f"best value {res.fun:.6g} at x = {np.array2string(res.x, precision=5)}")
