@@ -94,3 +94,45 @@ def test_the_sharpest_parent_wins_over_an_integer_with_distinct_values() -> None
         {"hidden": 90, "solver": "sgd"},
     ]
     assert infer_conditions(params, configs)[1] == {"beta": {"solver": ["adam"]}}
+
+
+def test_unsettled_children_are_left_out_when_proposals_are_compared() -> None:
+    from isoline.integrations.union import settled, unsettled_children
+
+    configs = [{"depth": 7, "ccp": 0.5}, {"depth": 2}]
+    unsettled = unsettled_children({"ccp": {"depth": [3, 4, 5, 6, 7, 8]}}, configs)
+    assert unsettled == {"ccp": ("depth", [7, 2])}
+    assert settled({"depth": 7, "ccp": 0.1}, unsettled) == {"depth": 7, "ccp": 0.1}
+    # depth 5 was never tried: whether the objective asks ccp there is unknown
+    assert settled({"depth": 5, "ccp": 0.1}, unsettled) == {"depth": 5}
+
+
+def test_a_batch_never_evaluates_one_configuration_twice() -> None:
+    """``ccp`` is asked only for depth > 5: at a depth no trial had, the model counts it
+    active, so two proposals of one batch may differ in it alone. Such a pair is one
+    evaluation twice; the sampler proposes again instead."""
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+
+    def objective(t: optuna.Trial) -> float:
+        d = t.suggest_int("depth", 1, 10)
+        return (d - 6) ** 2 / 10 - (0.1 * t.suggest_float("ccp", 0, 1) if d > 5 else 0.0)
+
+    study = optuna.create_study(sampler=IsolineSampler("gp-ei", seed=0, batch_size=3))
+    study.optimize(objective, n_trials=15)
+    done = [tuple(sorted(t.params.items())) for t in study.trials if t.state.is_finished()]
+    assert len(done) == 15 and len(set(done)) == 15
+
+
+def test_claims_equal_but_for_an_unsettled_child_are_taken() -> None:
+    from isoline.integrations.optuna import _claimed_elsewhere
+
+    study = optuna.create_study()
+    study.enqueue_trial({"depth": 7, "ccp": 0.5})
+    study.optimize(lambda t: t.suggest_int("depth", 1, 10) + t.suggest_float("ccp", 0, 1), 1)
+    trial = study.ask()
+    unsettled = {"ccp": ("depth", [7])}
+    claims = [{"depth": 3, "ccp": 0.1}, {"depth": 3, "ccp": 0.9}, {"depth": 7, "ccp": 0.2},
+              {"depth": 7, "ccp": 0.5}]  # fmt: skip
+    frozen = study._storage.get_trial(trial._trial_id)
+    assert _claimed_elsewhere(study, frozen, claims, unsettled) == [1, 3]
+    assert _claimed_elsewhere(study, frozen, claims) == [3]

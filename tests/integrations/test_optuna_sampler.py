@@ -149,7 +149,7 @@ def test_a_trial_whose_every_proposal_is_taken_goes_to_the_independent_sampler(
         return original(study, trial, *args)  # type: ignore[arg-type]
 
     monkeypatch.setattr(independent, "sample_independent", recording)
-    monkeypatch.setattr(bridge, "_claimed_elsewhere", lambda study, trial, claims: [0])
+    monkeypatch.setattr(bridge, "_claimed_elsewhere", lambda *args: [0])
     study.sampler = IsolineSampler("cobyqa", seed=0, independent_sampler=independent)
     study.optimize(_objective, n_trials=2)
     assert sorted(set(drawn)) == [3, 4]

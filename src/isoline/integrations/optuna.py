@@ -57,7 +57,7 @@ from typing import Any
 import numpy as np
 
 from isoline.auto import AUTO
-from isoline.integrations.union import infer_conditions, union_of
+from isoline.integrations.union import infer_conditions, settled, union_of, unsettled_children
 from isoline.methods.registry import capable_methods, get_method, resolve_name
 from isoline.objective import Objective
 from isoline.optimizer import Optimizer
@@ -264,10 +264,12 @@ class IsolineSampler(BaseSampler):
     ) -> dict[str, Any]:
         state = self._state(study, trial, search_space, self._constraint_names(study))
         self._sync(study, state, search_space)
+        done = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
+        unsettled = unsettled_children(_conditions(done, search_space)[1], [t.params for t in done])
         for _ in range(_CLAIM_ATTEMPTS):
             batch = state.optimizer.ask()
             claims = [{n: to_optuna(search_space[n], c[n]) for n in c} for c in batch]
-            taken = _claimed_elsewhere(study, trial, claims)
+            taken = _claimed_elsewhere(study, trial, claims, unsettled)
             if not taken:
                 break
             state.optimizer.withdraw(batch)
@@ -386,22 +388,32 @@ def _conditions(
     return infer_conditions({n: param_of(d) for n, d in search_space.items()}, configs)
 
 
-def _claimed_elsewhere(study: Study, trial: FrozenTrial, claims: list[dict[str, Any]]) -> list[int]:
+def _claimed_elsewhere(
+    study: Study,
+    trial: FrozenTrial,
+    claims: list[dict[str, Any]],
+    unsettled: dict[str, tuple[str, list[Any]]] | None = None,
+) -> list[int]:
     """Record ``claims`` (the configurations of one joint batch: the trial's own and those
     it will queue) as ``trial``'s claim, then return the indices of those another trial
-    holds already or another unfinished trial claimed too. Each worker writes its claim
-    before it reads the others', so of two workers that propose alike at the same moment
-    at least one sees the other's claim and proposes again; the claim covers the queued
-    configurations until their waiting trials exist."""
+    holds already or another unfinished trial claimed too, or an earlier claim of the
+    batch repeats. Each worker writes its claim before it reads the others', so of two
+    workers that propose alike at the same moment at least one sees the other's claim and
+    proposes again; the claim covers the queued configurations until their waiting trials
+    exist. Configurations are compared without the ``unsettled`` children
+    (:func:`~isoline.integrations.union.settled`): two that differ only in a parameter the
+    objective may not ask would be one evaluation twice."""
     study._storage.set_trial_system_attr(trial._trial_id, _CLAIM, claims)
-    taken: set[int] = set()
+    keys = [settled(c, unsettled or {}) for c in claims]
+    taken = {i for i, k in enumerate(keys) if k in keys[:i]}
     for t in study.get_trials(deepcopy=False):
         if t.number == trial.number:
             continue
         others = [_held(t)]
         if not t.state.is_finished():
             others += t.system_attrs.get(_CLAIM, [])
-        taken.update(i for i, c in enumerate(claims) if c in others)
+        held = [settled(o, unsettled or {}) for o in others]
+        taken.update(i for i, k in enumerate(keys) if k in held)
     return sorted(taken)
 
 

@@ -29,7 +29,7 @@ from typing import Any
 from isoline.params import Categorical, Integer, Param
 from isoline.validation import same_value
 
-__all__ = ["infer_conditions", "union_of"]
+__all__ = ["infer_conditions", "settled", "unsettled_children", "union_of"]
 
 #: an Integer parent with more values lists only those seen with its child
 _MAX_LISTED = 1000
@@ -75,6 +75,34 @@ def infer_conditions(
         if not dropped:
             return names, conditions
         names = [n for n in names if n not in dropped]
+
+
+def unsettled_children(
+    conditions: dict[str, dict[str, list[Any]]], configs: Sequence[dict[str, Any]]
+) -> dict[str, tuple[str, list[Any]]]:
+    """``{child: (parent, values seen)}``: for each conditional parameter, its parent and
+    the parent's values in ``configs`` (completed trials). At a value not among them the
+    child counts as active, but whether the objective asks it is still unknown."""
+    out = {}
+    for child, cond in conditions.items():
+        ((parent, _),) = cond.items()
+        seen: list[Any] = []
+        for c in configs:
+            if parent in c and not _has(seen, c[parent]):
+                seen.append(c[parent])
+        out[child] = (parent, seen)
+    return out
+
+
+def settled(config: dict[str, Any], unsettled: dict[str, tuple[str, list[Any]]]) -> dict[str, Any]:
+    """``config`` without the children :func:`unsettled_children` cannot place: those whose
+    parent is absent or takes a value no completed trial had. Two configurations equal
+    here may be evaluated as one (the objective may not ask the child at that value)."""
+    out = dict(config)
+    for child, (parent, seen) in unsettled.items():
+        if child in out and (parent not in config or not _has(seen, config[parent])):
+            del out[child]
+    return out
 
 
 def _parent(
