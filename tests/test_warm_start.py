@@ -36,8 +36,10 @@ def test_points_without_values_are_evaluated_first() -> None:
 def test_y0_needs_x0_and_matching_lengths() -> None:
     with pytest.raises(ValueError, match="x0"):
         iso.minimize(_f, BOX, "random", budget=2, y0=[1.0])
-    with pytest.raises(ValueError, match="y has 2 values but 1 are needed"):
+    with pytest.raises(ValueError, match="y0 has 2 values but x0 has 1 points"):
         iso.minimize(_f, BOX, "random", budget=2, x0=[[0.0, 0.0]], y0=[1.0, 2.0])
+    with pytest.raises(ValueError, match="y0 has one value but x0 has 2 points"):
+        iso.minimize(_f, BOX, "random", budget=2, x0=[[0.0, 0.0], [0.1, 0.1]], y0=1.0)
     with pytest.raises(ValueError, match="outside"):
         iso.minimize(_f, BOX, "random", budget=2, x0=[[5.0, 0.0]], y0=[1.0])
 
@@ -52,6 +54,21 @@ def test_resume_needs_the_same_known_data(tmp_path: Path) -> None:
     np.testing.assert_array_equal(more.x_iters[:4], first.x_iters)
     with pytest.raises(StoreError, match="x0"):
         iso.minimize(_f, BOX, "gp-ei", budget=7, seed=1, n_init=3, storage=db, study="s")
+
+
+def test_cma_es_starts_from_the_best_known_point() -> None:
+    """Known data moves CMA-ES's first generation to the best known point (a run given
+    the data differs from one without it); an explicit x0 option still wins."""
+    known = np.array([[0.3, 0.3], [-0.8, 0.9], [0.9, -0.6]])
+    y = [_f(x) for x in known]
+    cold = iso.minimize(_f, BOX, "cma-es", budget=6, seed=0)
+    warm = iso.minimize(_f, BOX, "cma-es", budget=6, seed=0, x0=known, y0=y)
+    assert not np.allclose(warm.x_iters, cold.x_iters)
+    centre = np.mean(warm.x_iters, axis=0)
+    assert np.linalg.norm(centre - 0.3) < np.linalg.norm(np.mean(cold.x_iters, axis=0) - 0.3)
+    centred = iso.Optimizer(BOX, "cma-es", seed=0, x0=[0.5, 0.5])
+    pinned = iso.Optimizer.from_history(BOX, known, y, method="cma-es", seed=0, x0=[0.5, 0.5])
+    np.testing.assert_array_equal(pinned.ask(), centred.ask())
 
 
 def test_from_history_on_a_typed_space_skips_known_configurations() -> None:

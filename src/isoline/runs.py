@@ -208,6 +208,10 @@ def optimize(
         if y0 is None:
             opt.enqueue(x0)
         else:
+            n = len(space.points(x0))
+            if np.ndim(y0) == 0 or len(y0) != n:
+                count = "one value" if np.ndim(y0) == 0 else f"{len(y0)} values"
+                raise ValueError(f"y0 has {count} but x0 has {n} points; give one per point")
             opt.tell(x0, y0)
             stored_options["y0"] = np.asarray(y0, dtype=object)
     elif y0 is not None:

@@ -98,8 +98,14 @@ class CMAES(Method):
     its candidates have values; failed evaluations get the generation's worst finite value
     plus one spread, so CMA-ES moves away from them.
 
+    The first generation is centred on ``x0``, or on the best point told before the first
+    proposal (an initial design with ``n_init > 0``, or known data: ``minimize``'s
+    ``x0``/``y0``, ``Optimizer.from_history``, an Optuna study's earlier trials), or else
+    on the centre. Points told that CMA-ES did not
+    propose inform only that start: the strategy's update takes its own generations.
+
     Known linear constraints of the space: CMA-ES starts at the feasible region's centre
-    (unless ``x0`` is given) and resamples every infeasible candidate from the same
+    (unless ``x0`` or a feasible told point is given) and resamples every infeasible candidate from the same
     distribution (they are never evaluated or told): resampling, a usual way for an
     evolution strategy to meet constraints that cost nothing to check. Should ``100 popsize`` draws for one ``ask`` not
     suffice, the remaining candidates are moved into the region
@@ -118,7 +124,7 @@ class CMAES(Method):
             range, the value Optuna's ``CmaEsSampler`` uses; the earlier 0.25 ranked
             behind Optuna's sampler on BBOB).
         popsize: population size; default pycma's ``4 + 3 ln d``, raised to ``batch_size``.
-        x0: ``(d,)`` start in the unit cube; default the centre.
+        x0: ``(d,)`` start in the unit cube; default the best told point, else the centre.
 
     Black-box constraints (``n_constraints > 0``, values ``<= 0`` feasible) go through
     pycma's augmented Lagrangian, :class:`cma.ConstrainedFitnessAL` (Atamna, Auger and
@@ -164,9 +170,12 @@ class CMAES(Method):
             start = self.input_constraints.centre.copy()
         if start.shape != (dim,) or np.any((start < 0) | (start > 1)):
             raise ValueError(f"x0 must be {dim} numbers in [0, 1], got {x0!r}")
+        #: whether the first generation may move to the best told point (no ``x0`` given)
+        self._start_at_best = x0 is None
+        self._sigma0 = sigma0
         #: ``(column, m)`` of the integers searched in index coordinates
         self._integers = _integer_columns(self.space)
-        options: dict[str, Any] = {
+        self._options: dict[str, Any] = {
             "bounds": [0.0, 1.0],
             "popsize": popsize,
             "randn": _Randn(self.rng),
@@ -176,25 +185,29 @@ class CMAES(Method):
             "verb_disp": 0,
         }
         if self._integers:
-            cols = [c for c, _ in self._integers]
-            start = start.copy()
             upper, stds = np.ones(dim), np.ones(dim)
             for c, m in self._integers:
                 upper[c], stds[c] = m - 1, m
-                start[c] = start[c] * m - 0.5
-            options.update(
+            self._options.update(
                 bounds=[[0.0] * dim, upper.tolist()],
-                integer_variables=cols,
+                integer_variables=[c for c, _ in self._integers],
                 CMA_stds=stds.tolist(),
             )
-        import cma  # pycma, imported when a CMA-ES is built
-
-        self.es = cma.CMAEvolutionStrategy(start, sigma0, options)
+        self.es = self._strategy(start)
         self._queue: list[np.ndarray] = []
         #: served unit-cube point (bytes) -> pycma's solution it came from
         self._pending: dict[bytes, np.ndarray] = {}
         self._told: list[tuple[np.ndarray, np.ndarray]] = []
         self._al = _Lagrangian(dim) if self.n_constraints else None
+
+    def _strategy(self, start: np.ndarray) -> Any:
+        """pycma's strategy centred on ``start`` (unit cube)."""
+        import cma  # pycma, imported when a CMA-ES is built
+
+        z = start.copy()
+        for c, m in self._integers:
+            z[c] = start[c] * m - 0.5
+        return cma.CMAEvolutionStrategy(z, self._sigma0, dict(self._options))
 
     def _to_unit(self, z: np.ndarray) -> np.ndarray:
         u = z.copy()
@@ -203,6 +216,13 @@ class CMAES(Method):
         return u
 
     def propose(self, q: int) -> np.ndarray:
+        if self._start_at_best:
+            self._start_at_best = False
+            best = self.best
+            if best is not None and (
+                self.input_constraints is None or self.input_constraints.feasible(best[0])[0]
+            ):
+                self.es = self._strategy(best[0])
         drawn = 0
         while len(self._queue) < q:
             n = self.es.popsize if not self._pending else max(q - len(self._queue), 1)
