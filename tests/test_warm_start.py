@@ -71,6 +71,17 @@ def test_cma_es_starts_from_the_best_known_point() -> None:
     np.testing.assert_array_equal(pinned.ask(), centred.ask())
 
 
+@pytest.mark.parametrize("method", ["random", "sobol"])
+def test_design_methods_go_on_past_an_earlier_runs_points(method: str) -> None:
+    """Warm-started with an earlier run's evaluations and seed, random and Sobol search
+    continue that run: the points a longer run would have drawn next, none repeated."""
+    first = iso.minimize(_f, BOX, method, budget=7, seed=3)
+    warm = iso.minimize(_f, BOX, method, budget=5, seed=3, x0=first.x_iters, y0=first.func_vals)
+    longer = iso.minimize(_f, BOX, method, budget=12, seed=3)
+    np.testing.assert_allclose(longer.x_iters[:7], first.x_iters)
+    np.testing.assert_allclose(warm.x_iters, longer.x_iters[7:])
+
+
 def test_from_history_on_a_typed_space_skips_known_configurations() -> None:
     space = iso.Space({"k": iso.Integer(0, 3), "c": iso.Categorical(["a", "b"])})
     known = [{"k": k, "c": c} for k in range(3) for c in "ab"]

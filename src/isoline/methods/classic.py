@@ -18,7 +18,12 @@ __all__ = ["RandomSearch", "SobolSearch", "CMAES"]
 
 @register
 class RandomSearch(Method):
-    """Independent uniform points; the reference every method must beat."""
+    """Independent uniform points; the reference every method must beat.
+
+    A known point told before it is drawn (``x0``/``y0``, ``from_history``) takes the place
+    of one draw, so a run warm-started with an earlier run's evaluations and seed goes on
+    where that run stopped instead of drawing its points again.
+    """
 
     name = "random"
     summary = "uniform random points"
@@ -37,6 +42,11 @@ class RandomSearch(Method):
     def propose(self, q: int) -> np.ndarray:
         return self.uniform(q)
 
+    def _cover_design(self, X: np.ndarray) -> None:
+        left = len(self._design)
+        super()._cover_design(X)
+        self.uniform(max(len(X) - left, 0))  # draws the known points take the place of
+
 
 @register
 class SobolSearch(Method):
@@ -48,6 +58,10 @@ class SobolSearch(Method):
     the feasible share is so small that the first ``2^14`` points of the sequence hold
     too few of them, the rest come from the hit-and-run polytope sampler the initial
     designs use (:meth:`~isoline.input_constraints.UnitConstraints.sample`).
+
+    A known point told before it is served (``x0``/``y0``, ``from_history``) takes the
+    place of the sequence's next point, so a run warm-started with an earlier run's
+    evaluations and seed goes on along the sequence instead of serving them again.
     """
 
     name = "sobol"
@@ -72,6 +86,11 @@ class SobolSearch(Method):
         return self.input_constraints.sample(
             lambda m: sobol(m, self.dim, seed=self.seed), q, self.seed + start, start=start
         )
+
+    def _cover_design(self, X: np.ndarray) -> None:
+        left = len(self._design)
+        super()._cover_design(X)
+        self._n_proposed += max(len(X) - left, 0)
 
 
 #: candidates (in population sizes) drawn for one ask before infeasible ones are repaired
