@@ -37,6 +37,20 @@ def test_encode_decode_round_trip_keeps_exact_types() -> None:
     assert type(back["lr"]) is float
 
 
+def test_numpy_scalars_match_the_python_values_they_hold() -> None:
+    """Choices from NumPy (``np.unique`` of a column) accept Python values and the reverse,
+    while ``True``, ``1`` and ``1.0`` stay three values."""
+    s = Space({"k": Categorical(np.unique(np.array(["rbf", "linear"]))), "n": Integer(0, 3),
+               "b": Categorical([True, 1, 1.0])})  # fmt: skip
+    u = s.encode({"k": "rbf", "n": 2, "b": 1})
+    np.testing.assert_array_equal(u, s.encode({"k": np.str_("rbf"), "n": np.int64(2),
+                                               "b": np.int64(1)}))  # fmt: skip
+    assert s.decode(u[None])[0]["b"] == 1 and s.decode(u[None])[0]["b"] is not True
+    assert not np.array_equal(u, s.encode({"k": "rbf", "n": 2, "b": np.bool_(True)}))
+    plain = Categorical(["x", "y"])
+    assert plain.index(np.str_("y")) == 1
+
+
 def test_log_real_is_linear_in_log_space() -> None:
     s = Space({"lr": Real(1e-5, 1e-1, log=True)})
     assert s.encode({"lr": 1e-3})[0] == pytest.approx(0.5)

@@ -198,7 +198,12 @@ def check_batch(value: object, name: str, method: str, supports_batch: bool) -> 
 
 def same_value(a: object, b: object) -> bool:
     """Equality that does not conflate ``True`` with ``1`` or ``1`` with ``1.0`` (values of
-    a categorical parameter, or of a condition on one)."""
+    a categorical parameter, or of a condition on one). A NumPy scalar compares as the
+    Python value it holds (``np.str_("rbf")`` is ``"rbf"``, ``np.int64(2)`` is ``2``)."""
+    if isinstance(a, np.generic):
+        a = a.item()
+    if isinstance(b, np.generic):
+        b = b.item()
     if type(a) is not type(b):
         return False
     try:
