@@ -94,7 +94,9 @@ def test_max_time_stops_cleanly_and_the_study_resumes_exactly(tmp_path: Path) ->
                         storage=db, study="s")  # fmt: skip
     assert 1 <= part.n_evals < 8 and "max_time reached" in part.stop_reason
     assert all(s == "ok" for s in part.status)
+    assert iso.load(db, "s").stop_reason == part.stop_reason  # as the run returned it
     rest = iso.minimize(sphere, BOX, "random", budget=8, seed=3, storage=db, study="s")
+    assert iso.load(db, "s").stop_reason == rest.stop_reason != part.stop_reason
     whole = iso.minimize(sphere, BOX, "random", budget=8, seed=3)
     assert rest.n_evals == 8 and np.array_equal(rest.x_iters, whole.x_iters)
     np.testing.assert_array_equal(rest.func_vals, whole.func_vals)
@@ -117,3 +119,21 @@ def test_max_time_stops_running_workers_and_leaves_their_trials_to_resume(
     rest = iso.minimize(Slow(0.1), BOX, "random", budget=6, batch_size=2,
                         executor="process", storage=db, study="s")  # fmt: skip
     assert rest.n_evals == 6 and all(s == "ok" for s in rest.status)
+
+
+def test_a_loaded_study_forgets_a_stop_reason_that_later_trials_outdate(tmp_path: Path) -> None:
+    db = str(tmp_path / "t.db")
+    first = iso.minimize(sphere, BOX, "random", budget=3, seed=0, storage=db, study="s")
+    assert iso.load(db, "s").stop_reason == first.stop_reason != ""
+    calls = {"n": 0}
+
+    def interrupted(x: np.ndarray) -> float:
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise KeyboardInterrupt
+        return sphere(x)
+
+    with pytest.raises(KeyboardInterrupt):
+        iso.minimize(interrupted, BOX, "random", budget=6, seed=0, storage=db, study="s")
+    loaded = iso.load(db, "s")
+    assert loaded.n_evals == 4 and loaded.stop_reason == ""

@@ -304,7 +304,8 @@ class Result:
     #: the stored trials behind the evaluations (numbers, batches, start and end times)
     trials: list[Trial] = field(default_factory=list, repr=False)
     #: why the call that made this result ended (:func:`isoline.minimize`: its budget was
-    #: used, ``max_time`` passed, or the callback asked to stop); ``""`` if not known
+    #: used, ``max_time`` passed, or the callback asked to stop; :func:`isoline.load` gives
+    #: the last call's reason while no trial was stored after it); ``""`` if not known
     stop_reason: str = ""
     #: the specification (objectives, directions, constraints) the values follow
     objective: Objective = field(default_factory=Objective)

@@ -9,6 +9,7 @@ from typing import Any
 
 from isoline.optimizer import Result
 from isoline.params import Space
+from isoline.run_loop import STOP_ATTR
 from isoline.space import Box
 from isoline.store import Store, StoreError, StudyRecord
 
@@ -60,7 +61,12 @@ def _load(store: Store, study: str, space: Box | Space | None) -> Result:
             f"the space given is not the one study {study!r} was run with: stored "
             f"{rec.space!r}, given {space.to_dict()!r}"
         )
-    return Result.from_trials(rec, store.trials(rec), store.path, space)
+    trials = store.trials(rec)
+    res = Result.from_trials(rec, trials, store.path, space)
+    stop = rec.attrs.get(STOP_ATTR)
+    if isinstance(stop, dict) and stop.get("trials") == len(trials):  # nothing ran since
+        res.stop_reason = str(stop.get("reason", ""))
+    return res
 
 
 def stored_space(rec: StudyRecord) -> Box | Space:

@@ -32,7 +32,7 @@ from isoline.resume import (
     stored_choice,
     stored_defaults,
 )
-from isoline.run_loop import ObjectiveError, Run
+from isoline.run_loop import STOP_ATTR, ObjectiveError, Run
 from isoline.space import SearchSpace
 from isoline.store import Store, StoreError
 from isoline.store_records import space_dim
@@ -243,9 +243,12 @@ def optimize(
                     raise
                 if owned:
                     shutdown_executor(pool, kill=False)
+                trials = store.trials(run.rec)
+                stop = {"reason": reason, "trials": len(trials)}
+                store.update_attr(run.rec, STOP_ATTR, lambda _: stop)
             finally:
                 run.lease.release()
-            res = Result.from_trials(run.rec, store.trials(run.rec), store.path, space)
+            res = Result.from_trials(run.rec, trials, store.path, space)
             res.stop_reason = reason
             if objective.n_constraints and not res.feasible_found:
                 get_logger().warning(
