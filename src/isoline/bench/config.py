@@ -168,8 +168,10 @@ _TOP = {"name", "budget", "direction", "seeds", "batch_size", "methods", "proble
 
 
 class ConfigError(ValueError):
-    """Everything wrong with a benchmark config at once: ``errors`` holds one line per
-    error, each naming the key or entry it is about."""
+    """Everything wrong with a benchmark config's form at once: ``errors`` holds one line
+    per error, each naming the key or entry it is about. Method options and problem
+    arguments are checked after the form is valid, before any run starts
+    (:func:`isoline.bench.preflight.run_errors`), so their errors come in a second report."""
 
     def __init__(self, errors: list[str], source: str = "config") -> None:
         self.errors = list(errors)
