@@ -458,6 +458,21 @@ def test_believer_treats_pending_points_as_the_points_of_its_batch():
     np.testing.assert_allclose(np.vstack([first, second]), batch, atol=1e-5)
 
 
+def test_a_believed_point_below_the_best_value_is_not_proposed_again():
+    """Ginsbourger et al.'s believer counts a believed value as observed: once a point
+    believed better than the best observation is chosen, EI improves on its value, so the
+    next points of the batch (or the next asks while it is pending) are not that point
+    again a hair away."""
+    from isoline.auto import TUNING_OPTIONS
+
+    m = make_method("gp-ei", 2, seed=0, **dict(TUNING_OPTIONS))
+    X = np.random.default_rng(0).random((6, 2))
+    m.tell(X, [float(np.sum((x - 0.3) ** 2)) for x in X])
+    asked = np.vstack([m.ask(1) for _ in range(5)])
+    gaps = np.linalg.norm(asked[:, None] - asked[None], axis=-1)[np.triu_indices(5, 1)]
+    assert gaps.min() > 1e-3
+
+
 def test_believer_needs_the_analytic_log_ei():
     with pytest.raises(ValueError, match="ei='logei'"):
         make_method("gp-ei", 2, believer=True)

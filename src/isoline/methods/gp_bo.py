@@ -419,11 +419,18 @@ class GPEI(_GPMethod):
 
     def _propose_believed(self, gp: GP, best: float, q: int, pending: np.ndarray) -> np.ndarray:
         """``q`` points, each maximizing the analytic log EI of the GP conditioned on the
-        pending and already chosen points at its posterior mean (the Kriging believer)."""
+        pending and already chosen points at its posterior mean (the Kriging believer of
+        Ginsbourger, Le Riche and Carraro, "Kriging is well-suited to parallelize
+        optimization", Computational Intelligence in Expensive Optimization Problems, 2010):
+        a believed value counts as observed, in the model and in the incumbent EI improves
+        on, so a point believed better than the best value is not proposed again."""
         believed = np.asarray(pending, dtype=float).reshape(-1, self.dim)
         for _ in range(q):
-            g = gp.condition_on(believed, gp.posterior(believed)[0]) if len(believed) else gp
-            acqf = RelativeFloorLogEI(g.model, best_f=best, maximize=False)
+            g, incumbent = gp, best
+            if len(believed):
+                values = gp.posterior(believed)[0]
+                g, incumbent = gp.condition_on(believed, values), min(best, float(values.min()))
+            acqf = RelativeFloorLogEI(g.model, best_f=incumbent, maximize=False)
             x = self._maximize(acqf, 1, avoid=np.vstack([self.X, believed]))
             believed = np.vstack([believed, x])
         return believed[len(believed) - q :]
