@@ -42,6 +42,24 @@ each contender's summed method CPU over Optuna GP's.
 
 Sizing: the smoke cells at d = 5 took about 0.3 s (auto), 6.5 s (believer), 4.5 s
 (TuRBO), 4 s (Optuna GP) of method CPU a run; about 40 CPU-minutes for the 75 cells.
+
+SECOND TEST, ``--test confirm`` (written 2026-12-07 23:27 UTC, before any of its runs):
+the first test's believer kept the observed best as EI's incumbent while it conditioned
+the GP on pending points at their believed values, so it could propose a point believed
+better than the best again a hair away; fixed in 8d7aed3 (Ginsbourger et al.'s believer:
+the believed values count in the incumbent). Does the rule hold with the fixed believer?
+Cells: the same functions, dimensions and budgets at fresh seeds 35-39 (COCO instances
+36-40), four simulated workers: 75 cells. Contenders: "cobyqa" (auto's choice before the
+rule, the base), "gp-ei tuning believer" (auto's choice now), "isoline turbo", "Optuna
+GP" and "random". Applied once, when all 75 cells have the five: the rule
+``asynchronous`` stays iff the believer qualifies as in the first test (one-sided
+Wilcoxon that it is lower than "cobyqa", Holm over the two candidates, p < 0.05, and
+lower in more cells than higher); if it does not and TuRBO does, the rule takes TuRBO's
+defaults; if neither does, the rule is removed (COBYQA again). Reported beside, deciding
+nothing: the mean ranks of the five and the summed method CPU over Optuna GP's.
+
+    python benchmarks/auto/async_continuous.py run --test confirm --out rows.jsonl --seeds 35-39
+    python benchmarks/auto/async_continuous.py summary --test confirm --out rows.jsonl
 """
 
 from __future__ import annotations
@@ -80,9 +98,16 @@ CONTENDERS: dict[str, tuple[str, dict[str, Any]]] = {
 }
 BASE = "auto now"
 CANDIDATES = ("gp-ei tuning believer", "isoline turbo")
+#: ``--test`` -> (contenders, base, candidates)
+TESTS: dict[str, tuple[dict[str, tuple[str, dict[str, Any]]], str, tuple[str, ...]]] = {
+    "first": (CONTENDERS, BASE, CANDIDATES),
+    "confirm": ({"cobyqa": ("cobyqa", {}), **{k: v for k, v in CONTENDERS.items() if k != BASE}},
+                "cobyqa", CANDIDATES),
+}  # fmt: skip
 
 
 def run(a: argparse.Namespace) -> None:
+    contenders = TESTS[a.test][0]
     out = Path(a.out)
     done = {(r["problem"], r["seed"], r["contender"]) for r in read_rows(out)}
     commit = git_commit()
@@ -90,7 +115,7 @@ def run(a: argparse.Namespace) -> None:
         for dim, budget in BUDGETS.items():
             for fn in FUNCTIONS:
                 label = f"f{fn:02d}-d{dim}"
-                for contender, (method, options) in CONTENDERS.items():
+                for contender, (method, options) in contenders.items():
                     if (label, seed, contender) in done:
                         continue
                     problem = problems.get("bbob", dim=dim, function=fn, seed=seed)
@@ -116,8 +141,9 @@ def holm(p: list[float]) -> list[float]:
 
 
 def summary(a: argparse.Namespace) -> None:
+    contenders, base, candidates = TESTS[a.test]
     rows = read_rows(Path(a.out))
-    labels = list(CONTENDERS)
+    labels = list(contenders)
     cells, table = complete_table(rows, labels)
     F = matrix(table, cells, labels, "final")
     cpu = matrix(table, cells, labels, "method_cpu")
@@ -133,9 +159,9 @@ def summary(a: argparse.Namespace) -> None:
     print("\nmean rank by dimension: " + "; ".join(
         f"{d}: " + ", ".join(f"{lab} {ranks[[c[0].endswith(d) for c in cells], k].mean():.2f}"
                              for k, lab in enumerate(labels)) for d in dims))  # fmt: skip
-    b = F[:, labels.index(BASE)]
+    b = F[:, labels.index(base)]
     stats = []
-    for cand in CANDIDATES:
+    for cand in candidates:
         c = F[:, labels.index(cand)]
         lower, higher = int((c < b).sum()), int((c > b).sum())
         p = float(wilcoxon(c, b, alternative="less").pvalue) if lower + higher else 1.0
@@ -144,9 +170,9 @@ def summary(a: argparse.Namespace) -> None:
     print()
     for (cand, lower, higher, p), q in zip(stats, adjusted):
         ok = q < 0.05 and lower > higher
-        print(f"{cand} against {BASE}: lower in {lower} cells, higher in {higher}; one-sided "
+        print(f"{cand} against {base}: lower in {lower} cells, higher in {higher}; one-sided "
               f"Wilcoxon (lower) p = {p:.3g}, Holm {q:.3g}: {'qualifies' if ok else 'does not qualify'}")  # fmt: skip
 
 
 if __name__ == "__main__":
-    command_line(__doc__, run, summary, trials=0)
+    command_line(__doc__, run, summary, trials=0, choices={"test": tuple(TESTS)})
