@@ -125,15 +125,13 @@ def test_a_loaded_study_forgets_a_stop_reason_that_later_trials_outdate(tmp_path
     db = str(tmp_path / "t.db")
     first = iso.minimize(sphere, BOX, "random", budget=3, seed=0, storage=db, study="s")
     assert iso.load(db, "s").stop_reason == first.stop_reason != ""
-    calls = {"n": 0}
 
-    def interrupted(x: np.ndarray) -> float:
-        calls["n"] += 1
-        if calls["n"] == 2:
+    def ctrl_c(result: iso.Result) -> None:  # once a new evaluation is stored
+        if result.n_evals > 3:
             raise KeyboardInterrupt
-        return sphere(x)
 
     with pytest.raises(KeyboardInterrupt):
-        iso.minimize(interrupted, BOX, "random", budget=6, seed=0, storage=db, study="s")
+        iso.minimize(sphere, BOX, "random", budget=6, seed=0, storage=db, study="s",
+                     callback=ctrl_c)  # fmt: skip
     loaded = iso.load(db, "s")
     assert loaded.n_evals == 4 and loaded.stop_reason == ""
