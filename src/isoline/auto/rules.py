@@ -42,7 +42,7 @@ TUNING_OPTIONS: Mapping[str, Any] = {
     "believer": True,
 }
 #: the report the rule "asynchronous" rests on
-ASYNC_REPORT = "benchmarks/results/auto/async_continuous/README.md"
+ASYNC_REPORT = "benchmarks/results/auto/async_confirm/README.md"
 #: gp-ei's options on spaces of integers and linear reals only, one point at a time: the
 #: analytic log EI and the lean refit of :data:`TUNING_OPTIONS` with gp-ei's default
 #: acquisition search; on bbob-mixint they cost 0.81x Optuna GPSampler's CPU where gp-ei's
