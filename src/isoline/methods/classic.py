@@ -120,12 +120,12 @@ class CMAES(Method):
     The first generation is centred on ``x0``, or on the best point told before the first
     proposal (an initial design with ``n_init > 0``, or known data: ``minimize``'s
     ``x0``/``y0``, ``Optimizer.from_history``, an Optuna study's earlier trials), or else
-    on the centre. Points told that CMA-ES did not
-    propose inform only that start: the strategy's update takes its own generations.
+    on the centre. Points told that CMA-ES did not propose inform only that start: the
+    strategy's update takes its own generations.
 
     Known linear constraints of the space: CMA-ES starts at the feasible region's centre
-    (unless ``x0`` or a feasible told point is given) and resamples every infeasible candidate from the same
-    distribution (they are never evaluated or told): resampling, a usual way for an
+    (unless ``x0`` or a feasible told point is given) and resamples every infeasible
+    candidate from the same distribution (they are never evaluated or told): resampling, a usual way for an
     evolution strategy to meet constraints that cost nothing to check. Should ``100 popsize`` draws for one ``ask`` not
     suffice, the remaining candidates are moved into the region
     (:meth:`~isoline.input_constraints.UnitConstraints.repair`) and told with the value
