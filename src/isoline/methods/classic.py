@@ -125,11 +125,11 @@ class CMAES(Method):
 
     Known linear constraints of the space: CMA-ES starts at the feasible region's centre
     (unless ``x0`` or a feasible told point is given) and resamples every infeasible
-    candidate from the same distribution (they are never evaluated or told): resampling, a usual way for an
-    evolution strategy to meet constraints that cost nothing to check. Should ``100 popsize`` draws for one ``ask`` not
-    suffice, the remaining candidates are moved into the region
-    (:meth:`~isoline.input_constraints.UnitConstraints.repair`) and told with the value
-    found there.
+    candidate from the same distribution (they are never evaluated or told): resampling, a
+    usual way for an evolution strategy to meet constraints that cost nothing to check.
+    Should ``100 popsize`` draws for one ``ask`` not suffice, the remaining candidates are
+    moved into the region (:meth:`~isoline.input_constraints.UnitConstraints.repair`) and
+    told with the value found there.
 
     On a typed space, each linear :class:`~isoline.params.Integer` with ``m >= 2`` values
     is searched in its own coordinate ``z = m u - 1/2`` (the value's index, bounds
