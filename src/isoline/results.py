@@ -9,11 +9,14 @@ from typing import Any
 
 from isoline.optimizer import Result
 from isoline.params import Space
-from isoline.run_loop import STOP_ATTR
 from isoline.space import Box
 from isoline.store import Store, StoreError, StudyRecord
 
-__all__ = ["load", "stored_space"]
+__all__ = ["STOP_ATTR", "load", "stored_space"]
+
+#: the study attribute where a call that ended records ``{"reason": stop_reason, "trials":
+#: stored trials}``; :func:`load` gives the reason back while no trial was stored since
+STOP_ATTR = "stop"
 
 
 def load(

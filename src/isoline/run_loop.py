@@ -31,7 +31,7 @@ from isoline.resume import (
 from isoline.space import SearchSpace
 from isoline.store import Store, StoreError, StudyExists, StudyRecord, Trial
 
-__all__ = ["CALLBACK_STOP", "METHOD_CPU", "STOP_ATTR", "ObjectiveError", "Run"]
+__all__ = ["CALLBACK_STOP", "METHOD_CPU", "ObjectiveError", "Run"]
 
 #: :attr:`Result.stop_reason` of a run its callback stopped
 CALLBACK_STOP = "the callback asked to stop"
@@ -39,9 +39,6 @@ CALLBACK_STOP = "the callback asked to stop"
 #: and ``ask`` between stored batches (not in a resumed study's replay of its history):
 #: the suggestion cost, which unlike wall time does not grow when other jobs share the cores
 METHOD_CPU = "method_cpu"
-#: the study attribute where a call that ended records ``{"reason": stop_reason, "trials":
-#: stored trials}``; :func:`isoline.load` gives the reason back while no trial was added
-STOP_ATTR = "stop"
 
 
 class ObjectiveError(RuntimeError):

@@ -24,6 +24,7 @@ from isoline.objective import UNSET, Objective, Unset
 from isoline.optimizer import Optimizer, Result
 from isoline.parallel import ProcessPool, check_picklable, make_executor, shutdown_executor
 from isoline.progress import get_logger
+from isoline.results import STOP_ATTR
 from isoline.resume import (
     REPLAY_TOLERANCE,
     Settings,
@@ -32,7 +33,7 @@ from isoline.resume import (
     stored_choice,
     stored_defaults,
 )
-from isoline.run_loop import STOP_ATTR, ObjectiveError, Run
+from isoline.run_loop import ObjectiveError, Run
 from isoline.space import SearchSpace
 from isoline.store import Store, StoreError
 from isoline.store_records import space_dim
