@@ -34,6 +34,7 @@ from isoline.acquisition import (
 )
 from isoline.encoding import DiscreteLayout
 from isoline.methods.base import Method
+from isoline.methods.believer import kriging_believer
 from isoline.methods.gp_outputs import (
     MO_ACQUISITIONS,
     constrained_log_ei,
@@ -409,7 +410,7 @@ class GPEI(_GPMethod):
                 acqf = RelativeFloorLogEI(gp.model, best_f=float(y.min()), maximize=False)
                 return self._maximize(acqf, q)
             if self.believer:
-                return self._propose_believed(gp, float(y.min()), q, pending)
+                return kriging_believer(gp, float(y.min()), q, pending, self._maximize_apart)
             acqf = qLogExpectedImprovement(
                 gp.model, best_f=-float(y.min()), posterior_transform=negated(),
                 tau_max=TAU_MAX * unit, tau_relu=TAU_RELU * unit, sampler=self._sampler(),
@@ -417,23 +418,10 @@ class GPEI(_GPMethod):
             )  # fmt: skip
             return self._maximize(acqf, q)
 
-    def _propose_believed(self, gp: GP, best: float, q: int, pending: np.ndarray) -> np.ndarray:
-        """``q`` points, each maximizing the analytic log EI of the GP conditioned on the
-        pending and already chosen points at its posterior mean (the Kriging believer of
-        Ginsbourger, Le Riche and Carraro, "Kriging is well-suited to parallelize
-        optimization", Computational Intelligence in Expensive Optimization Problems, 2010):
-        a believed value counts as observed, in the model and in the incumbent EI improves
-        on, so a point believed better than the best value is not proposed again."""
-        believed = np.asarray(pending, dtype=float).reshape(-1, self.dim)
-        for _ in range(q):
-            g, incumbent = gp, best
-            if len(believed):
-                values = gp.posterior(believed)[0]
-                g, incumbent = gp.condition_on(believed, values), min(best, float(values.min()))
-            acqf = RelativeFloorLogEI(g.model, best_f=incumbent, maximize=False)
-            x = self._maximize(acqf, 1, avoid=np.vstack([self.X, believed]))
-            believed = np.vstack([believed, x])
-        return believed[len(believed) - q :]
+    def _maximize_apart(self, acqf: AcquisitionFunction, believed: np.ndarray) -> np.ndarray:
+        """One point maximizing ``acqf``, none within the dedup distance of an evaluated
+        point or of ``believed``."""
+        return self._maximize(acqf, 1, avoid=np.vstack([self.X, believed]))
 
     def _propose_outputs(self, q: int, pending: np.ndarray, analytic: bool) -> np.ndarray:
         """Constraints or several objectives (:mod:`isoline.methods.gp_outputs`)."""
