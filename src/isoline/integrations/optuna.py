@@ -262,10 +262,11 @@ class IsolineSampler(BaseSampler):
     def _sample_relative(
         self, study: Study, trial: FrozenTrial, search_space: dict[str, BaseDistribution]
     ) -> dict[str, Any]:
-        state = self._state(study, trial, search_space, self._constraint_names(study))
-        self._sync(study, state, search_space)
         done = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
-        unsettled = unsettled_children(_conditions(done, search_space)[1], [t.params for t in done])
+        _, conditions = _conditions(done, search_space)
+        state = self._state(study, trial, search_space, conditions, self._constraint_names(study))
+        self._sync(study, state, search_space)
+        unsettled = unsettled_children(conditions, [t.params for t in done])
         for _ in range(_CLAIM_ATTEMPTS):
             batch = state.optimizer.ask()
             claims = [{n: to_optuna(search_space[n], c[n]) for n in c} for c in batch]
@@ -316,10 +317,11 @@ class IsolineSampler(BaseSampler):
         study: Study,
         trial: FrozenTrial,
         search_space: dict[str, BaseDistribution],
+        conditions: dict[str, dict[str, list[Any]]],
         constraints: tuple[str, ...] = (),
     ) -> _State:
-        done = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
-        _, conditions = _conditions(done, search_space)
+        """The optimizer of the space ``search_space`` with ``conditions`` (read off the
+        completed trials), built when first needed."""
         key = (study._study_id, repr((sorted(search_space.items()), conditions)), constraints)
         if key not in self._states:
             space = Space({name: param_of(d) for name, d in search_space.items()}, conditions)
