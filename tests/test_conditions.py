@@ -245,3 +245,24 @@ def test_the_csv_leaves_an_inactive_categorical_and_a_missing_error_empty(tmp_pa
         rows = list(csv.DictReader(fh))
     assert [r["params_opt"] for r in rows] == [c.get("opt", "") for c in res.x_iters]
     assert {c["k"] for c in res.x_iters} == {"a", "b"} and all(r["error"] == "" for r in rows)
+
+
+def test_an_integer_parent_given_as_a_numpy_integer_keeps_its_children() -> None:
+    """Values from NumPy or pandas (``np.int64``) select children as Python ints do, in
+    configurations and in the conditions themselves; conditions store Python values."""
+    s = Space(
+        {"layers": Integer(1, 3), "dropout": Real(0.0, 0.5)},
+        conditions={"dropout": {"layers": np.arange(2, 4)}},
+    )
+    assert s.active({"layers": np.int64(2), "dropout": 0.1}) == ["layers", "dropout"]
+    assert s.active({"layers": np.int64(1)}) == ["layers"]
+    assert s.conditions.given() == {"dropout": {"layers": [2, 3]}}
+    assert all(type(v) is int for v in s.conditions.given()["dropout"]["layers"])
+    assert s == Space({"layers": Integer(1, 3), "dropout": Real(0.0, 0.5)},
+                      conditions={"dropout": {"layers": range(2, 4)}})  # fmt: skip
+    opt = iso.Optimizer(s, method="random", seed=0)
+    opt.tell([{"layers": np.int64(3), "dropout": 0.2}], [0.5])  # an active child kept
+    with pytest.raises(ValueError, match="missing \\['dropout'\\]"):
+        opt.tell([{"layers": np.int64(2)}], [0.5])  # an active child left out
+    with pytest.raises(ValueError, match="cannot take"):
+        Space({"n": Integer(1, 3), "r": Real(0, 1)}, conditions={"r": {"n": np.bool_(True)}})

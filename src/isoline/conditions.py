@@ -31,6 +31,7 @@ a Categorical or Integer takes, or ``None`` for a Real.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from numbers import Integral
 from typing import Any
 
 import numpy as np
@@ -44,10 +45,11 @@ INACTIVE = 0.0
 
 
 def _index(domain: Sequence[Any], value: Any) -> int | None:
-    """The position of ``value`` in a domain (exact type: ``True`` is not ``1``)."""
+    """The position of ``value`` in a domain (exact type: ``True`` is not ``1``; a NumPy
+    scalar counts as the Python value it holds)."""
     if isinstance(domain, range):
-        ok = isinstance(value, int) and not isinstance(value, bool) and value in domain
-        return value - domain.start if ok else None
+        ok = isinstance(value, Integral) and not isinstance(value, (bool, np.bool_))
+        return int(value) - domain.start if ok and int(value) in domain else None
     for i, v in enumerate(domain):
         if same_value(v, value):
             return i
@@ -61,8 +63,8 @@ class Conditions:
         domains: each parameter's name (in the space's order) mapped to the sequence of
             values it takes (a Categorical's choices, an Integer's ``range``), or ``None``
             for a Real.
-        conditions: ``{child: {parent: values}}``; ``values`` a list of the parent's
-            values, or one value given bare.
+        conditions: ``{child: {parent: values}}``; ``values`` a list (or tuple, set,
+            ``range``, array) of the parent's values, or one value given bare.
 
     Raises:
         ValueError, TypeError: a condition names an unknown child or parent, its own
@@ -107,7 +109,8 @@ class Conditions:
                 f"parameter {child!r}: parent {parent!r} is a Real; a parent must be a "
                 "Categorical or an Integer"
             )
-        given = tuple(values) if isinstance(values, (list, tuple, set, frozenset)) else (values,)
+        listed = (list, tuple, set, frozenset, range, np.ndarray)
+        given = tuple(values) if isinstance(values, listed) else (values,)
         if not given:
             raise ValueError(f"parameter {child!r}: condition on {parent!r} lists no value")
         codes = []
@@ -116,6 +119,7 @@ class Conditions:
             if i is None:
                 raise ValueError(f"parameter {child!r}: parent {parent!r} cannot take {v!r}")
             codes.append(i)
+        given = tuple(domain[i] for i in codes)  # the parent's own values, not NumPy copies
         self.parent[child] = (parent, given, tuple(sorted(set(codes))))
 
     def _topological(self) -> list[str]:
