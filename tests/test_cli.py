@@ -146,6 +146,16 @@ def test_bench_refuses_a_file_as_report_folder_before_running(tmp_path, capsys) 
     assert not db.exists()  # nothing ran
 
 
+def test_report_of_a_missing_or_foreign_file_says_it_is_no_store(tmp_path, capsys) -> None:
+    """A STORE that is missing or not SQLite is not taken for a config file."""
+    (tmp_path / "junk.db").write_text("not a database")
+    for name in ("missing.db", "junk.db"):
+        assert main(["report", str(tmp_path / name), "--out", str(tmp_path / "r")]) == 2
+        assert "no SQLite store there" in capsys.readouterr().err
+    assert main(["report", str(tmp_path / "missing.yaml"), "--out", str(tmp_path / "r")]) == 2
+    assert f"config file {tmp_path / 'missing.yaml'} does not exist" in capsys.readouterr().err
+
+
 def test_a_bad_config_lists_every_error_after_the_prefix(tmp_path, capsys) -> None:
     cfg = tmp_path / "c.yaml"
     cfg.write_text("budget: 0\nmethods: [nope]\nproblems: [{name: ackley, dim: 2}]\n")

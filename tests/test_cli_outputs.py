@@ -68,6 +68,10 @@ def test_the_report_of_a_run_uses_the_reference_point_the_run_reported(
     text = (tmp_path / "r2" / "summary.md").read_text()
     hv = load(db, "s").hypervolume([400.0, 40.0])
     assert _number(r"- hypervolume: (\S+) against", text) == pytest.approx(hv, rel=1e-5) != run_hv
+    assert "dominates" not in text
+    assert main(["report", db, "s", "--out", str(tmp_path / "r0"), "--ref-point=-1e9,-1e9"]) == 0
+    text = (tmp_path / "r0" / "summary.md").read_text()  # a point no evaluation dominates
+    assert "- hypervolume: 0 against" in text and "no feasible evaluation dominates" in text
     assert main(_run(tmp_path / "one", "levy", budget=3)) == 0
     one = str(tmp_path / "one" / "r.db")
     assert main(["report", one, "s", "--out", str(tmp_path / "r3"), "--ref-point", "1,2"]) == 2

@@ -109,6 +109,11 @@ def test_encode_names_inactive_and_missing_parameters() -> None:
         s.encode({"kernel": "poly", "C": 1.0, "gamma": 0.1})
     with pytest.raises(ValueError, match="parameter 'gamma': 7.0 is outside"):
         s.encode({"kernel": "rbf", "C": 1.0, "gamma": 7.0})
+    for blank in (None, float("nan")):  # as a table shows it: said to be inactive
+        with pytest.raises(ValueError, match=r"inactive \['degree'\] \(leave inactive"):
+            s.encode({"kernel": "rbf", "C": 1.0, "gamma": 0.1, "degree": blank})
+    with pytest.raises(ValueError, match="parameter 'kernel'"):  # the parent's value first
+        s.encode({"kernel": "sigmoid", "C": 1.0, "degree": None})
 
 
 def test_finite_conditional_space_counts_and_lists_its_configurations() -> None:

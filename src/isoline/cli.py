@@ -43,13 +43,10 @@ def _parse_value(text: str) -> Any:
 
 
 def _options(pairs: Sequence[str]) -> dict[str, Any]:
-    out = {}
-    for p in pairs:
-        if "=" not in p:
-            raise ValueError(f"an option must be KEY=VALUE, got {p!r}")
-        k, v = p.split("=", 1)
-        out[k.strip()] = _parse_value(v)
-    return out
+    bad = [p for p in pairs if "=" not in p]
+    if bad:
+        raise ValueError(f"an option must be KEY=VALUE, got {bad[0]!r}")
+    return {k.strip(): _parse_value(v) for k, v in (p.split("=", 1) for p in pairs)}
 
 
 def cmd_methods(args: argparse.Namespace) -> int:
@@ -181,6 +178,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     _check_out_dir(args.out)
     if args.study is not None or _is_sqlite(args.target):
         return _study_report(args)
+    if Path(args.target).suffix.lower() not in (".yaml", ".yml", ".toml"):
+        raise ValueError(f"{args.target}: no SQLite store there, nor a .yaml/.yml/.toml config")
     if args.ref_point is not None:
         raise ValueError("--ref-point applies to the report of one study (STORE STUDY)")
     cfg = load_config(args.target).subset(seeds=args.seeds, problems=args.problems)

@@ -178,15 +178,15 @@ class Space(SearchSpace):
         U = np.full((len(rows), self.dim), INACTIVE)
         for r, config in enumerate(rows):
             extra = [n for n in config if n not in self.params]
-            for name in [n for n in self.conditions.order if n in config]:
+            on = self.active(config)  # a parent with a bad value is refused below, first
+            for name in [n for n in self.conditions.order if n in config and n in on]:
                 self._encode_one(name, self.params[name], config[name])  # names a bad value
-            on = self.active(config)
             missing = [n for n in on if n not in config]
             off = [n for n in config if n in self.params and n not in on]
             if missing or extra or off:
                 raise ValueError(
                     f"configuration {dict(config)!r}: missing {missing}, unknown {extra}"
-                    + (f", inactive {off} (set only active parameters)" if off else "")
+                    + (f", inactive {off} (leave inactive parameters out)" if off else "")
                 )
             for name in on:
                 U[r, self.blocks[name]] = self._encode_one(name, self.params[name], config[name])

@@ -192,6 +192,9 @@ def _front(result: StudyResult, frame: Any, spec: Any, ref: Any, ref_source: str
         lines.append(
             f"- hypervolume: {hv:.6g} against the reference point [{shown}] ({ref_source})"
         )
+        if hv == 0.0:
+            lines.append("  (no feasible evaluation dominates that point: each coordinate is "
+                         "in its objective's direction, worse than the front)")  # fmt: skip
     except (AttributeError, ValueError) as err:
         lines.append(f"- hypervolume: not computed ({err})")
     params = _params(result)
