@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -70,3 +72,19 @@ def test_a_changed_space_is_refused_on_resume(tmp_path) -> None:
     same = iso.minimize(objective, SPACE, "random", budget=3, storage=db, study="s")
     assert same.n_failed == 0
     assert len(same.func_vals) == 3
+
+
+def test_a_warning_says_when_every_configuration_has_been_proposed() -> None:
+    """Four configurations: the first four asks are distinct and silent, the fifth repeats
+    one and says so, once."""
+    space = iso.Space({"a": iso.Categorical(["x", "y"]), "n": iso.Integer(1, 2)})
+    opt = iso.Optimizer(space, method="random", seed=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        first = opt.ask(4)
+    assert len({iso.Space.key(c) for c in first}) == 4
+    with pytest.warns(RuntimeWarning, match="all 4 configurations of the space"):
+        opt.ask(1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        opt.ask(2)  # said once

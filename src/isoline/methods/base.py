@@ -28,6 +28,7 @@ from __future__ import annotations
 import contextlib
 import math
 import sys
+import warnings
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, ClassVar
 
@@ -154,6 +155,8 @@ class Method:
     #: whether every proposal satisfies a space's known linear constraints
     #: (:attr:`isoline.params.Space.input_constraints`, read from ``space``)
     supports_input_constraints: ClassVar[bool] = False
+    #: whether every configuration of a finite space has been proposed (warned once)
+    _exhausted = False
 
     def __init__(
         self,
@@ -284,6 +287,10 @@ class Method:
         assert self.space is not None
         total = self.space.n_configs
         if total is not None and len(self._seen) >= total:
+            if not self._exhausted:
+                warnings.warn(f"all {total} configurations of the space have been proposed; "
+                              "further proposals repeat them", RuntimeWarning, stacklevel=2)  # fmt: skip
+                self._exhausted = True
             return None
         for width in (0.05, 0.15, 0.5, None):
             steps = self.rng.random((64, self.dim))
