@@ -109,6 +109,26 @@ def test_slice_places_each_evaluation_at_its_parameter_values(study: iso.Result)
     assert [t.get_text() for t in act.get_xticklabels()] == ["relu", "tanh"]
     assert lr.get_xscale() == "log" and depth.get_xscale() == "linear"
     assert f"{len(ok)} finished, {study.n_failed} failed" in fig.texts[0].get_text()
+    fig.canvas.draw()
+    assert depth.get_shared_y_axes().joined(lr, depth)  # one value axis, labelled once
+    assert any(t.get_visible() for t in lr.get_yticklabels())
+    assert not any(t.get_visible() for t in depth.get_yticklabels())
+
+
+def test_slice_says_when_a_parameter_is_active_in_no_finished_evaluation(tmp_path: Path) -> None:
+    space = iso.Space({"kind": iso.Categorical(["a", "b"]), "w": iso.Real(0, 1)},
+                      conditions={"w": {"kind": "b"}})  # fmt: skip
+
+    def fails_for_b(c: dict[str, Any]) -> float:
+        if c["kind"] == "b":
+            raise ValueError("b fails")
+        return 1.0
+
+    db = str(tmp_path / "s.db")
+    iso.minimize(fails_for_b, space, method="random", budget=8, seed=0, storage=db, study="s")
+    kind, w = plot_slice(iso.load(db, "s")).axes[:2]
+    assert [t.get_text() for t in w.texts] == ["inactive in every\nfinished evaluation"]
+    assert not kind.texts
 
 
 def test_parallel_coordinates_draw_one_line_per_finished_evaluation(study: iso.Result) -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from isoline.visualization.common import StudyResult, direction, figure, finished, select, set_axis
 from isoline.visualization.history import wants_log
 
@@ -35,11 +37,18 @@ def plot_slice(
     order = ok["number"].to_numpy()
     fig, axes = figure(ncols=len(chosen), width=3.6, height=3.4)
     for ax, p in zip(axes, chosen):
-        points = ax.scatter(p.codes(list(ok[p.column])), values, c=order, cmap="Blues",
-                            vmin=order.min(), vmax=order.max(),
-                            edgecolors="grey", linewidths=0.4, s=22, gid=p.name)  # fmt: skip
+        x = np.asarray(p.codes(list(ok[p.column])), dtype=float)
+        points = ax.scatter(x, values, c=order, cmap="Blues", vmin=order.min(),
+                            vmax=order.max(), edgecolors="grey", linewidths=0.4, s=22,
+                            gid=p.name)  # fmt: skip
+        if not np.isfinite(x).any():  # a conditional parameter active in no finished one
+            ax.text(0.5, 0.5, "inactive in every\nfinished evaluation", ha="center",
+                    va="center", color="grey", transform=ax.transAxes)  # fmt: skip
         set_axis(ax, p, "x")
         ax.grid(alpha=0.3)
+        if ax is not axes[0]:  # one value axis, labelled once
+            ax.sharey(axes[0])
+            ax.tick_params(labelleft=False)
     if log if log is not None else wants_log(values):
         for ax in axes:
             ax.set_yscale("log")
