@@ -120,10 +120,10 @@ def optimize(
             the uninterrupted one; the ``isoline`` logger says so ("resuming study S: n
             stored evaluations", at INFO, see :func:`isoline.set_verbosity`). A resume
             with other settings (method, seed, batch size, options, space, direction) is
-            refused with :class:`StoreError`, and so is one with an objective of another
-            qualified name than the study was created with; an objective of the same name
-            whose code changed since is resumed with a warning (its stored values came
-            from the earlier code). One process runs a study at a time: a second one is
+            refused with :class:`StoreError`; one with an objective of another qualified
+            name or code than the study was created with is resumed with a warning (its
+            stored values are taken as this objective's: a wrapped or renamed objective
+            cannot be told from another). One process runs a study at a time: a second one is
             refused with :class:`StoreError` before it evaluates anything.
         progress: show a progress bar (rich).
         callback: called with the :class:`Result` so far after each batch; returning
