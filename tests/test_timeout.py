@@ -135,3 +135,24 @@ def test_a_loaded_study_forgets_a_stop_reason_that_later_trials_outdate(tmp_path
                      callback=ctrl_c)  # fmt: skip
     loaded = iso.load(db, "s")
     assert loaded.n_evals == 4 and loaded.stop_reason == ""
+
+
+def test_a_pool_whose_worker_was_killed_still_shuts_down() -> None:
+    """SIGKILL of a worker (a timed-out evaluation, a crash, Ctrl-C's replacement) must
+    not leave the pool's stop signal unusable: ``shutdown(kill=True)`` returns and the
+    other worker ends. A multiprocessing Event hung here, inside ``set()``."""
+    import threading
+
+    from isoline.parallel import ProcessPool
+
+    pool = ProcessPool(2)
+    pids = {pool.submit(os.getpid).result() for _ in range(20)}
+    killed, *others = sorted(pids)
+    os.kill(killed, 9)
+    assert gone(killed)
+    stopper = threading.Thread(target=pool.shutdown, kwargs={"wait": False, "kill": True},
+                               daemon=True)  # fmt: skip
+    stopper.start()
+    stopper.join(60)  # a guard against a hang, not a time bound
+    assert not stopper.is_alive(), "shutdown(kill=True) hung after a worker was killed"
+    assert all(gone(pid) for pid in others)

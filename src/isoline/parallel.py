@@ -218,7 +218,9 @@ class ProcessPool(cf.Executor):
         self.restarts = 0
         self._initializer = initializer
         self._ctx = _worker_context(start_method)
-        self._stop = self._ctx.Event()
+        # a flag the workers poll: setting it never blocks, where an Event's set() waits
+        # for ever on a worker that was killed inside wait()
+        self._stop = self._ctx.RawValue("b", 0)
         self._starts_queue = self._ctx.Queue()
         self._starts: dict[str, float] = {}
         self._owner = (os.getpid(), start_time(os.getpid()))
@@ -268,7 +270,7 @@ class ProcessPool(cf.Executor):
     ) -> None:
         """Stop the pool; with ``kill`` the workers exit at once, abandoning their work."""
         if kill:
-            self._stop.set()
+            self._stop.value = 1
             cancel_futures = True
         self._pool.shutdown(wait=wait, cancel_futures=cancel_futures)
 
@@ -298,9 +300,8 @@ def _start_worker(
 
 def _watch(owner: tuple[int, str | None], stop: Any) -> None:
     pid, start = owner
-    while not stop.wait(WATCH_INTERVAL):
-        if not is_alive(pid, start):
-            break
+    while not stop.value and is_alive(pid, start):
+        time.sleep(WATCH_INTERVAL)
     os._exit(0)
 
 
