@@ -158,6 +158,45 @@ def test_process_worker_death_is_recorded_and_the_pool_recovers(tmp_path: Path) 
     assert sum(t.status == "ok" for t in trials[:2]) == 1
 
 
+class CrashBeside:
+    """Kills its worker for ``x[0] > 0.5`` once the other evaluation of the batch has
+    started, which then waits for that death (and would never return if not evaluated
+    again); evaluated again alone, after the death, it returns ``sphere(x)``."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = str(folder)
+
+    def _wait(self, name: str) -> None:
+        for _ in range(6000):  # a guard against a hang, not a time bound: 5 min at most
+            if Path(self.folder, name).exists():
+                return
+            time.sleep(0.05)
+
+    def __call__(self, x: np.ndarray) -> float:
+        died = Path(self.folder, "died")
+        if x[0] > 0.5:
+            self._wait("other started")
+            died.touch()
+            os._exit(3)
+        if died.exists():
+            return sphere(x)
+        Path(self.folder, "other started").touch()
+        self._wait("died")
+        time.sleep(3600)
+        return 0.0  # never reached
+
+
+@pytest.mark.parametrize("timeout", [None, 300.0])
+def test_a_dying_worker_fails_only_its_own_evaluation(tmp_path: Path, timeout) -> None:
+    """The pool breaks under both evaluations of the batch; the one that did not kill its
+    worker is evaluated again and succeeds."""
+    X = np.array([[0.9, 0.0], [0.1, 0.0]])
+    res = iso.minimize(CrashBeside(tmp_path), BOX, "random", budget=2, batch_size=2, x0=X,
+                       executor="process", timeout=timeout, seed=0)  # fmt: skip
+    assert res.status == ["failed", "ok"]
+    assert "BrokenProcessPool" in res.errors[0] and res.func_vals[1] == pytest.approx(0.01)
+
+
 # -- Dask --------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def cluster():

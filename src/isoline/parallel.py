@@ -4,8 +4,8 @@ Any object with the ``concurrent.futures`` ``submit`` protocol works as an execu
 ``ProcessPoolExecutor``, a ``ThreadPoolExecutor`` or a Dask ``Client(...).get_executor()``.
 :func:`make_executor` also builds them from names (``"process"``, ``"thread"``, ``"dask"``)
 or a Dask scheduler address. A batch is submitted at once and each outcome is handed back
-as soon as it arrives; a worker that dies costs only the evaluations it was running, which
-are recorded as failed.
+as soon as it arrives; a worker that dies costs only the evaluation it was running, which
+is recorded as failed (a :class:`ProcessPool` evaluates again the others its death broke).
 """
 
 from __future__ import annotations
@@ -42,6 +42,10 @@ __all__ = [
 ]
 
 
+#: a row of a batch lost with its process pool: the row, the error, when it was submitted
+Lost = tuple[int, Exception, float]
+
+
 def evaluate_batch(
     f: Callable[..., Any],
     X: np.ndarray | Sequence[Any],
@@ -61,7 +65,11 @@ def evaluate_batch(
     With ``executor=None`` the rows are evaluated in order in this process. Otherwise
     they are submitted together; a future that fails (e.g. its worker died: Dask's
     ``KilledWorker``, a process pool's ``BrokenProcessPool``) yields a ``failed`` outcome
-    carrying the error, and the others are unaffected. Outcomes are yielded as they
+    carrying the error, and the others are unaffected. A worker of a
+    ``ProcessPoolExecutor`` that dies breaks the pool under every evaluation in flight;
+    a :class:`ProcessPool` replaces itself and, when more than one was lost, evaluates
+    each again alone, so that only the evaluation that kills its worker fails (the others
+    cost a second start, and one that killed its worker by chance may succeed). Outcomes are yielded as they
     arrive, so the caller can store each one before the slower ones finish.
 
     ``timeout`` (seconds, needs a :class:`ProcessPool`): an evaluation still running that
@@ -92,9 +100,29 @@ def evaluate_batch(
         return
     if isinstance(executor, (cf.ProcessPoolExecutor, ProcessPool)):
         check_picklable(f)
+    # rows lost together when one worker died (row, error, start): a ProcessPool runs them again
+    lost: list[Lost] | None = [] if isinstance(executor, ProcessPool) and len(X) > 1 else None
     if isinstance(executor, ProcessPool) and (timeout is not None or deadline is not None):
-        yield from _evaluate_watched(f, X, executor, numbers, timeout, deadline)
+        yield from _evaluate_watched(f, X, executor, numbers, timeout, deadline, lost)
+    else:
+        yield from _evaluate_submitted(f, X, executor, numbers, lost)
+    if lost is not None and len(lost) == 1:  # it alone was running: it killed its worker
+        yield lost[0][0], _lost_outcome(*lost[0][1:])
         return
+    for i, _, _ in lost or []:  # each alone, so that only the one that kills its worker fails
+        again = None if numbers is None else [numbers[i]]
+        for _, outcome in evaluate_batch(f, X[i : i + 1], executor, again, None, timeout, deadline):
+            yield i, outcome
+
+
+def _evaluate_submitted(
+    f: Callable[..., Any],
+    X: np.ndarray | Sequence[Any],
+    executor: Any,
+    numbers: Sequence[int] | None,
+    lost: list[Lost] | None,
+) -> Iterator[tuple[int, Outcome]]:
+    """:func:`evaluate_batch` through an executor, with no timeout or deadline."""
     submitted = time.time()
     futures = {executor.submit(evaluate, f, x, _number(numbers, i)): i for i, x in enumerate(X)}
     for fut in cf.as_completed(futures):
@@ -102,8 +130,22 @@ def evaluate_batch(
         try:
             yield i, fut.result()
         except Exception as e:  # noqa: BLE001 - a lost worker is a failed evaluation
-            msg = f"evaluation lost: {type(e).__name__}: {e}"
-            yield i, Outcome(None, "failed", msg, None, submitted, time.time())
+            if not _keep_lost(e, lost, i, submitted):
+                yield i, _lost_outcome(e, submitted)
+
+
+def _keep_lost(error: Exception, lost: list[Lost] | None, i: int, started: float) -> bool:
+    """Whether row ``i``, failed with ``error``, joins ``lost`` (a process pool broken by a
+    worker that died takes every evaluation in flight)."""
+    if lost is None or not isinstance(error, BrokenProcessPool):
+        return False
+    lost.append((i, error, started))
+    return True
+
+
+def _lost_outcome(error: Exception, started: float) -> Outcome:
+    msg = f"evaluation lost: {type(error).__name__}: {error}"
+    return Outcome(None, "failed", msg, None, started, time.time())
 
 
 #: seconds between two looks at the evaluations a timeout or deadline watches
@@ -117,6 +159,7 @@ def _evaluate_watched(
     numbers: Sequence[int] | None,
     timeout: float | None,
     deadline: float | None,
+    lost: list[Lost] | None = None,
 ) -> Iterator[tuple[int, Outcome]]:
     """:func:`evaluate_batch` on a :class:`ProcessPool` with a timeout or deadline."""
     keys = [uuid.uuid4().hex for _ in range(len(X))]
@@ -134,9 +177,8 @@ def _evaluate_watched(
                 try:
                     yield i, fut.result()
                 except Exception as e:  # noqa: BLE001 - a lost worker is a failed evaluation
-                    now = time.time()
-                    msg = f"evaluation lost: {type(e).__name__}: {e}"
-                    yield i, Outcome(None, "failed", msg, None, now, now)
+                    if not _keep_lost(e, lost, i, time.time()):
+                        yield i, _lost_outcome(e, time.time())
             now = time.time()
             starts = pool.started()
             for fut in list(pending):
