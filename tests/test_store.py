@@ -413,3 +413,36 @@ def test_merge_copies_rows_of_outputs_and_the_merged_study_resumes_and_reports(
     for got, want in zip(merged.pareto_front(), straight.pareto_front(), strict=True):
         np.testing.assert_array_equal(got, want)
     assert merged.hypervolume() == straight.hypervolume() > 0
+
+
+def test_a_store_in_a_folder_nobody_may_write_is_read_all_the_same(tmp_path, monkeypatch) -> None:
+    """``iso.load`` of a store someone sent: when SQLite cannot make its -wal/-shm files
+    beside it (a read-only folder, simulated here: the test may run as root), the file
+    is read as immutable instead of being called "not a SQLite database"."""
+    import sqlite3
+
+    import isoline.store as store_module
+
+    db = str(tmp_path / "sent.db")
+    iso.minimize(lambda x: float(x[0]), iso.Box([0.0], [1.0]), method="random", budget=3,
+                 storage=db, study="s")  # fmt: skip
+    real_connect = sqlite3.connect
+
+    def no_side_files(database, *args, **kwargs):  # as SQLite in a folder it cannot write
+        if "mode=ro" in str(database) and "immutable=1" not in str(database):
+            raise sqlite3.OperationalError("attempt to write a readonly database")
+        return real_connect(database, *args, **kwargs)
+
+    monkeypatch.setattr(store_module.sqlite3, "connect", no_side_files)
+    assert iso.load(db, "s").n_evals == 3
+    with store_module.Store(db, readonly=True) as store:
+        assert [r.name for r in store.studies()] == ["s"]
+
+
+def test_loading_a_file_that_is_no_store_does_not_speak_of_overwriting(tmp_path) -> None:
+    path = tmp_path / "notes.db"
+    path.write_text("not a database")
+    with pytest.raises(StoreError, match=r"not a SQLite database \(no isoline store\)"):
+        iso.load(str(path), "s")
+    with pytest.raises(StoreError, match="refusing to overwrite it"):
+        iso.minimize(sphere, iso.Box([0.0], [1.0]), "random", budget=2, storage=str(path))

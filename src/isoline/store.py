@@ -97,15 +97,15 @@ class Store(StoreReader):
         memory = self.path == ":memory:"
         if not memory:
             check_path(self.path, create and not readonly)
-        uri = f"file:{self.path}?mode=ro" if readonly and not memory else self.path
         try:
-            self.conn = sqlite3.connect(
-                uri, timeout=timeout, isolation_level=None, uri=readonly and not memory,
-                check_same_thread=False,
-            )  # fmt: skip
-            self.conn.text_factory = decode_text
-            self.conn.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
-            found = retry_busy(lambda: tables(self.conn), self.timeout)
+            self.conn, found = self._connect(readonly and not memory, immutable=False)
+        except sqlite3.OperationalError as e:
+            if not (readonly and not memory):
+                raise StoreError(f"{self.path} cannot be opened: {e}") from None
+            try:  # a folder this process cannot write: no -wal/-shm files can be made there
+                self.conn, found = self._connect(True, immutable=True)
+            except sqlite3.DatabaseError as e2:
+                raise StoreError(f"{self.path} cannot be read: {e2}") from None
         except sqlite3.DatabaseError as e:
             raise StoreError(f"{self.path} is not a SQLite database: {e}") from None
         #: the ownership leases of this store's studies
@@ -120,6 +120,20 @@ class Store(StoreReader):
             raise StoreError(f"{self.path} cannot be opened as an isoline store: {e}") from None
         except BaseException:
             self.conn.close()
+            raise
+
+    def _connect(self, readonly: bool, immutable: bool) -> tuple[sqlite3.Connection, Any]:
+        """A connection and the tables found; read-only through a URI, ``immutable`` for a
+        file in a folder this process cannot write (SQLite then takes no locks)."""
+        uri = f"file:{self.path}?mode=ro{'&immutable=1' * immutable}" if readonly else self.path
+        conn = sqlite3.connect(uri, timeout=self.timeout, isolation_level=None, uri=readonly,
+                               check_same_thread=False)  # fmt: skip
+        try:
+            conn.text_factory = decode_text
+            conn.execute(f"PRAGMA busy_timeout = {int(self.timeout * 1000)}")
+            return conn, retry_busy(lambda: tables(conn), self.timeout)
+        except BaseException:
+            conn.close()
             raise
 
     # -- transactions ------------------------------------------------------------------

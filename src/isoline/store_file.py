@@ -190,9 +190,8 @@ def check_path(path: str, create: bool) -> None:
         with open(path, "rb") as fh:
             head = fh.read(16)
         if head and head != b"SQLite format 3\x00":
-            raise StoreError(
-                f"{path} exists and is not a SQLite database; refusing to overwrite it"
-            )
+            tail = "; refusing to overwrite it" if create else " (no isoline store)"
+            raise StoreError(f"{path} exists and is not a SQLite database{tail}")
         return
     if not create:
         raise StoreError(f"no store at {path!r} (no such file)")
