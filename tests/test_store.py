@@ -179,6 +179,27 @@ def test_larger_budget_continues_a_finished_study(tmp_path) -> None:
     np.testing.assert_array_equal(longer.x_iters, straight.x_iters)
 
 
+def test_a_smaller_budget_on_resume_leaves_the_study_unfinished(tmp_path) -> None:
+    """Stopped at 5 of 10, resumed with budget 3: nothing runs, the study keeps its budget
+    and stays unfinished (a merge copies it as such), and says so; budget 10 goes on."""
+    db = str(tmp_path / "r.db")
+    box = iso.Box([0, 0], [1, 1])
+
+    def stop_at_five(res):
+        return len(res.func_vals) >= 5
+
+    iso.minimize(sphere, box, "random", budget=10, seed=1, storage=db, study="s",
+                 callback=stop_at_five)  # fmt: skip
+    low = iso.minimize(sphere, box, "random", budget=3, seed=1, storage=db, study="s")
+    assert low.n_evals == 5 and "the study's is 10, so it stays unfinished" in low.stop_reason
+    with Store(db, readonly=True) as store:
+        rec = store.get_study("s")
+        assert rec.budget == 10 and not rec.finished
+    assert (
+        iso.minimize(sphere, box, "random", budget=10, seed=1, storage=db, study="s").n_evals == 10
+    )
+
+
 def test_a_second_run_of_one_study_is_refused_before_it_evaluates(tmp_path) -> None:
     """While a run owns a study, another run of it stops at once and the first goes on."""
     db = str(tmp_path / "r.db")

@@ -169,8 +169,11 @@ class Run:
                 method_cpu = time.process_time() - cpu
                 if _stop(callback, self.store, self.rec, self.opt.space):
                     return CALLBACK_STOP
+            used = f"the budget of {self.budget} evaluations is used"
+            if self.rec.budget is not None and self.budget < self.rec.budget:
+                return f"{used}; the study's is {self.rec.budget}, so it stays unfinished"
             self.store.mark_finished(self.rec)
-            return f"the budget of {self.budget} evaluations is used"
+            return used
         finally:
             bar.close()
 
