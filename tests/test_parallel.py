@@ -113,9 +113,17 @@ def test_unreachable_dask_address_is_a_connection_error(monkeypatch: pytest.Monk
         iso.minimize(sphere, BOX, "random", budget=4, batch_size=2, executor=address)
 
 
-def test_unpicklable_objective_with_processes_is_a_clear_error() -> None:
+def test_unpicklable_objective_with_processes_is_a_clear_error(tmp_path: Path) -> None:
+    """Refused before the study is made, so no batch waits in the store for a resume."""
+    db = str(tmp_path / "r.db")
     with pytest.raises(TypeError, match="picklable"):
-        iso.minimize(lambda x: 0.0, BOX, "random", budget=4, batch_size=2, executor="process")
+        iso.minimize(lambda x: 0.0, BOX, "random", budget=4, batch_size=2, executor="process",
+                     storage=db, study="s")  # fmt: skip
+    with pytest.raises(ValueError, match="timeout= needs evaluations it can stop"):
+        iso.minimize(sphere, BOX, "random", budget=4, executor="thread", timeout=1,
+                     storage=db, study="t")  # fmt: skip
+    with Store(db, readonly=True) as store:
+        assert store.studies() == []
 
 
 # -- process pool ------------------------------------------------------------------------

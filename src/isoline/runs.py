@@ -8,6 +8,7 @@ evaluates batch after batch, committing each result as it arrives.
 
 from __future__ import annotations
 
+import concurrent.futures as cf
 import contextlib
 import os
 import signal
@@ -228,9 +229,14 @@ def optimize(
         )
         try:
             deadline = None if max_time is None else time.time() + max_time
-            run = Run.open(store, study, opt, settings, max_attempts)
+            pool, owned = _executor(executor, opt.batch_size, timeout, f)  # before the study
             try:
-                pool, owned = _executor(executor, opt.batch_size, timeout, f)
+                run = Run.open(store, study, opt, settings, max_attempts)
+            except BaseException:
+                if owned:
+                    shutdown_executor(pool, kill=True)
+                raise
+            try:
                 try:
                     reason = run.go(f, pool, progress, callback, raise_on_error,
                                     max_initial_failures, timeout, deadline)  # fmt: skip
@@ -265,24 +271,26 @@ def optimize(
 
 
 def _executor(executor: Any, workers: int, timeout: float | None, f: Any) -> tuple[Any, bool]:
-    """:func:`make_executor`, with worker processes that can be stopped for a timeout."""
-    if timeout is None:
-        return make_executor(executor, workers)
-    if executor is None:
-        executor = ProcessPool(1)  # in order, as in this process, but it can be stopped
+    """:func:`make_executor`, with worker processes that can be stopped for a timeout; an
+    objective that worker processes cannot take is refused before any evaluation."""
+    why = ""
+    if timeout is not None and executor is None:
+        executor, why = ProcessPool(1), "with timeout= each evaluation runs in a worker process: "
+    elif timeout is not None and not (executor == "process" or isinstance(executor, ProcessPool)):
+        raise ValueError(
+            "timeout= needs evaluations it can stop, in worker processes: use executor=None "
+            "(each evaluation then runs in a worker process) or executor='process'; "
+            f"{executor!r} cannot stop a running evaluation"
+        )
+    pool, owned = (executor, True) if why else make_executor(executor, workers)
+    if isinstance(pool, (ProcessPool, cf.ProcessPoolExecutor)):
         try:
-            check_picklable(f, "with timeout= each evaluation runs in a worker process: ")
+            check_picklable(f, why)
         except TypeError:
-            executor.shutdown(kill=True)
+            if owned:
+                shutdown_executor(pool, kill=True)
             raise
-        return executor, True
-    if executor == "process" or isinstance(executor, ProcessPool):
-        return make_executor(executor, workers)
-    raise ValueError(
-        "timeout= needs evaluations it can stop, in worker processes: use executor=None "
-        "(each evaluation then runs in a worker process) or executor='process'; "
-        f"{executor!r} cannot stop a running evaluation"
-    )
+    return pool, owned
 
 
 def minimize(
