@@ -314,6 +314,10 @@ def test_cli_merge_copies_finished_studies_by_prefix(tmp_path, capsys) -> None:
     assert "copied 2 studies" in capsys.readouterr().out
     with Store(dst, readonly=True) as store:
         assert [s.name for s in store.studies()] == ["keep-1", "keep-2"]
+    assert main(["merge", dst, src]) == 0  # the two already there are named, not copied
+    out = capsys.readouterr().out
+    assert "copied 1 studies" in out and "2 already there" in out
+    assert f"  left keep-1: {dst} has a study of that name" in out and "left other" not in out
     assert main(["merge", dst, str(tmp_path / "missing.db")]) == 2
     assert "no store at" in capsys.readouterr().err
 

@@ -247,6 +247,8 @@ def cmd_merge(args: argparse.Namespace) -> int:
             )
             for name in out.copied:
                 print(f"  copied {_shown(name)}")
+            for name in out.skipped:  # the target's study of that name is kept, even if other
+                print(f"  left {_shown(name)}: {args.target} has a study of that name")
             for name, reason in out.refused:
                 print(f"  refused {_shown(name)}: {_shown(reason)}")
             refused += len(out.refused)
