@@ -69,8 +69,9 @@ def evaluate_batch(
     ``ProcessPoolExecutor`` that dies breaks the pool under every evaluation in flight;
     a :class:`ProcessPool` replaces itself and, when more than one was lost, evaluates
     each again alone, so that only the evaluation that kills its worker fails (the others
-    cost a second start, and one that killed its worker by chance may succeed). Outcomes are yielded as they
-    arrive, so the caller can store each one before the slower ones finish.
+    cost a second start, and one that killed its worker by chance may succeed). Outcomes
+    are yielded as they arrive, so the caller can store each one before the slower ones
+    finish.
 
     ``timeout`` (seconds, needs a :class:`ProcessPool`): an evaluation still running that
     long after it started in its worker yields a ``failed`` outcome ("timed out after
