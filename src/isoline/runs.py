@@ -274,15 +274,17 @@ def _executor(executor: Any, workers: int, timeout: float | None, f: Any) -> tup
     """:func:`make_executor`, with worker processes that can be stopped for a timeout; an
     objective that worker processes cannot take is refused before any evaluation."""
     why = ""
-    if timeout is not None and executor is None:
-        executor, why = ProcessPool(1), "with timeout= each evaluation runs in a worker process: "
+    if timeout is not None and executor is None:  # in order, as here, but it can be stopped
+        pool, owned = ProcessPool(1), True
+        why = "with timeout= each evaluation runs in a worker process: "
     elif timeout is not None and not (executor == "process" or isinstance(executor, ProcessPool)):
         raise ValueError(
             "timeout= needs evaluations it can stop, in worker processes: use executor=None "
             "(each evaluation then runs in a worker process) or executor='process'; "
             f"{executor!r} cannot stop a running evaluation"
         )
-    pool, owned = (executor, True) if why else make_executor(executor, workers)
+    else:
+        pool, owned = make_executor(executor, workers)
     if isinstance(pool, (ProcessPool, cf.ProcessPoolExecutor)):
         try:
             check_picklable(f, why)
